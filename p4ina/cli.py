@@ -1,0 +1,66 @@
+"""The `p4ina` command: one entry point whose subcommands are contributed by the layer packages.
+
+Each layer exposes `register(subparsers)` in its own `cli` module, so the layers stay independent and this file
+only lists them. A layer whose module is not importable (for example an optional dependency is missing) is
+reported in `--help` rather than breaking the whole command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# (module providing register(subparsers)); order is the order shown in --help.
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "p4switch.cli",
+    "controller.cli",
+    "p4fabric.cli",
+    "bench.cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="p4ina",
+        description="In-network aggregation on P4 switches: compile, run switches, control fabrics, run jobs.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    unavailable: list[str] = []
+    for module_name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and module_name.startswith(exc.name):
+                continue  # that layer does not exist in this checkout yet
+            unavailable.append(f"{module_name} ({exc})")
+            continue
+        module.register(subparsers)
+    if unavailable:
+        parser.epilog = "unavailable: " + "; ".join(unavailable)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _version() -> str:
+    from p4ina import __version__
+
+    return __version__
+
+
+if __name__ == "__main__":
+    sys.exit(main())
