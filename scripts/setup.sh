@@ -33,7 +33,7 @@ if [ ! -x "$VENV/bin/python" ]; then
     /usr/bin/python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip setuptools wheel
-"$VENV/bin/python" -m pip install -q -e ".[dev]"
+"$VENV/bin/python" -m pip install -q -e ".[dev,torch]"
 
 # Mininet (and other Debian-only Python packages) live in the system dist-packages. Expose only those packages,
 # through symlinks in one folder listed last on the venv's path, so the venv's pinned packages keep precedence.
