@@ -1,0 +1,806 @@
+"""Run-time state of one pipeline: tables, stateful externs, the packet replication engine, digests, value sets.
+
+The generated pipeline reads tables and updates registers, counters and meters through the objects here; the
+P4Runtime server and the file-mode entries loader change them only through `p4switch.runtime.entries`, which
+validates requests against P4Info first. Everything is keyed by P4Info fully-qualified name *and* id (`ByNameAndId`).
+
+Match keys are tuples of unsigned ints, one per P4Info match field, in P4Info order. Table entries keep their match
+in a normalized form, one 2-tuple per field: `(value, mask)` for exact, lpm, ternary and optional fields (a
+don't-care field has mask 0) and `(low, high)` for range fields. An entry is identified by `(match, priority)`.
+
+Device config (the compiler's JSON, already parsed) parts read here, all optional::
+
+    {"tables": {"<table name>": {
+        "const_entries": [               # source order; earlier entries win among equal priorities
+            {"match": [FIELD, ...],      # one per P4Info match field, in order
+             "priority": int | null,     # P4Runtime meaning (larger wins); null: derived from source order
+             "action_id": int, "args": [int, ...]}],
+        "default_action": {"action_id": int, "args": [int, ...], "const": bool}}}}   # overrides P4Info
+
+    FIELD: null (don't care) | {"value": v} (exact, optional) | {"value": v, "mask": m} (ternary, lpm)
+         | {"value": v, "prefix_len": n} (lpm) | {"low": lo, "high": hi} (range)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from google.rpc import code_pb2
+from p4.config.v1 import p4info_pb2
+
+from p4switch.exceptions import P4SwitchError
+
+T = TypeVar("T")
+
+EXACT = p4info_pb2.MatchField.EXACT
+LPM = p4info_pb2.MatchField.LPM
+TERNARY = p4info_pb2.MatchField.TERNARY
+RANGE = p4info_pb2.MatchField.RANGE
+OPTIONAL = p4info_pb2.MatchField.OPTIONAL
+
+GREEN, YELLOW, RED = 0, 1, 2
+
+# Entries of priority tables rank by (priority, earlier insertion); one int keeps the comparison cheap.
+_SEQ_BITS = 40
+
+
+class RuntimeStateError(P4SwitchError):
+    """A state change was refused; `code` is the canonical google.rpc code the P4Runtime server answers with."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _err(code: int, message: str) -> RuntimeStateError:
+    return RuntimeStateError(code, message)
+
+
+class ByNameAndId(Generic[T]):
+    """Objects reachable by P4Info fully-qualified name or by id; iterates each object once, in P4Info order."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, T] = {}
+        self._by_id: dict[int, T] = {}
+
+    def add(self, name: str, id_: int, obj: T) -> None:
+        self._by_name[name] = obj
+        self._by_id[id_] = obj
+
+    def __getitem__(self, key: str | int) -> T:
+        return self._by_id[key] if isinstance(key, int) else self._by_name[key]
+
+    def get(self, key: str | int) -> T | None:
+        return self._by_id.get(key) if isinstance(key, int) else self._by_name.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._by_id if isinstance(key, int) else key in self._by_name
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._by_name.values())
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def ids(self) -> list[int]:
+        return list(self._by_id)
+
+
+# --------------------------------------------------------------------------------------------------------- meters
+
+
+@dataclass(frozen=True)
+class MeterConfig:
+    """P4Runtime meter rates: cir/pir in units per second, bursts in units (packets or bytes)."""
+
+    cir: int
+    cburst: int
+    pir: int
+    pburst: int
+
+
+class MeterCell:
+    """One two-rate three-color meter with BMv2's arithmetic (`bm_sim/meters.cpp`): token counts are integers
+    derived from the time since the origin, the peak bucket is checked first, an unconfigured meter is GREEN."""
+
+    __slots__ = ("_buckets", "config")
+
+    def __init__(self) -> None:
+        self.config: MeterConfig | None = None
+        # per bucket, checked in this order: [rate per us, burst, tokens, tokens_last, color when short]
+        self._buckets: list[list[Any]] = []
+
+    def configure(self, config: MeterConfig | None) -> None:
+        self.config = config
+        if config is None:
+            self._buckets = []
+            return
+        self._buckets = [
+            [config.pir / 1e6, config.pburst, config.pburst, 0, RED],
+            [config.cir / 1e6, config.cburst, config.cburst, 0, YELLOW],
+        ]
+
+    def execute(self, units: int, now_us: int) -> int:
+        color = GREEN
+        for bucket in self._buckets:
+            since_origin = int(now_us * bucket[0])
+            new_tokens = since_origin - bucket[3]
+            if new_tokens > 0:
+                bucket[3] = since_origin
+                bucket[2] = min(bucket[2] + new_tokens, bucket[1])
+            if bucket[2] < units:
+                color = bucket[4]
+                break
+            bucket[2] -= units
+        return color
+
+
+def _is_bytes_unit(unit: int, unit_enum: Any) -> bool:
+    return bool(unit == unit_enum.BYTES)
+
+
+class MeterState:
+    """An indexed `meter`: `execute(index, nbytes, now_us) -> 0 green, 1 yellow, 2 red`."""
+
+    def __init__(self, name: str, id_: int, size: int, in_bytes: bool) -> None:
+        self.name, self.id, self.size, self.in_bytes = name, id_, size, in_bytes
+        self.cells = [MeterCell() for _ in range(size)]
+
+    def execute(self, index: int, nbytes: int, now_us: int) -> int:
+        if not 0 <= index < self.size:
+            return GREEN
+        return self.cells[index].execute(nbytes if self.in_bytes else 1, now_us)
+
+
+class DirectMeterState:
+    """A `direct_meter` attached to a table; its cells live on the table's entries (`Entry.meter`)."""
+
+    def __init__(self, name: str, id_: int, table: TableState, in_bytes: bool) -> None:
+        self.name, self.id, self.table, self.in_bytes = name, id_, table, in_bytes
+
+    def execute(self, entry: Entry | None, nbytes: int, now_us: int) -> int:
+        target = entry if entry is not None else self.table.default_entry
+        if target.meter is None:
+            return GREEN
+        return target.meter.execute(nbytes if self.in_bytes else 1, now_us)
+
+
+# --------------------------------------------------------------------------------------------- counters, registers
+
+
+class CounterState:
+    """An indexed `counter`; both lists are always kept (P4Runtime reads report the unit the P4Info names)."""
+
+    def __init__(self, name: str, id_: int, size: int, unit: int) -> None:
+        self.name, self.id, self.size, self.unit = name, id_, size, unit
+        self.packets = [0] * size
+        self.bytes = [0] * size
+
+    def count(self, index: int, nbytes: int) -> None:
+        if 0 <= index < self.size:
+            self.packets[index] += 1
+            self.bytes[index] += nbytes
+
+
+class DirectCounterState:
+    """A `direct_counter` attached to a table; its cells are `Entry.packets` / `Entry.bytes`."""
+
+    def __init__(self, name: str, id_: int, table: TableState, unit: int) -> None:
+        self.name, self.id, self.table, self.unit = name, id_, table, unit
+
+    def count(self, entry: Entry | None, nbytes: int) -> None:
+        target = entry if entry is not None else self.table.default_entry
+        target.packets += 1
+        target.bytes += nbytes
+
+
+class RegisterState:
+    """A `register`: `cells` is indexed directly by generated code; values are unsigned ints of `bitwidth` bits."""
+
+    def __init__(self, name: str, id_: int, size: int, bitwidth: int) -> None:
+        self.name, self.id, self.size, self.bitwidth = name, id_, size, bitwidth
+        self.cells = [0] * size
+
+    def reset(self) -> None:
+        self.cells[:] = [0] * self.size
+
+
+# ---------------------------------------------------------------------------------------------------------- tables
+
+
+@dataclass(frozen=True)
+class MatchFieldInfo:
+    id: int
+    name: str
+    bitwidth: int
+    kind: int  # p4info MatchField.MatchType
+
+    @property
+    def full_mask(self) -> int:
+        return (1 << self.bitwidth) - 1
+
+
+@dataclass(eq=False, slots=True)
+class Entry:
+    """One table entry (or a table's default entry, with `match=None`). Direct counter and meter data live here."""
+
+    match: tuple[tuple[int, int], ...] | None
+    priority: int
+    action_id: int
+    action_args: tuple[int, ...]
+    is_const: bool = False
+    metadata: bytes = b""
+    idle_timeout_ns: int = 0
+    packets: int = 0
+    bytes: int = 0
+    meter: MeterCell | None = None
+    seq: int = 0
+    rank: int = 0
+    result: tuple[bool, int, tuple[int, ...], Entry | None] = field(default=(False, 0, (), None))
+
+    @property
+    def ident(self) -> tuple[tuple[tuple[int, int], ...] | None, int]:
+        return (self.match, self.priority)
+
+
+LookupResult = tuple[bool, int, tuple[int, ...], "Entry | None"]
+
+
+class _MaskGroup:
+    """Entries sharing one mask per field (tuple space search): masked key -> entries, best rank first."""
+
+    __slots__ = ("buckets", "masks", "max_rank")
+
+    def __init__(self, masks: tuple[int, ...]) -> None:
+        self.masks = masks
+        self.buckets: dict[tuple[int, ...], list[Entry]] = {}
+        self.max_rank = -(1 << 62)
+
+    def refresh_max(self) -> None:
+        self.max_rank = max((b[0].rank for b in self.buckets.values()), default=-(1 << 62))
+
+
+class TableState:
+    """A match-action table. `lookup(key)` picks its algorithm once, from the P4Info match kinds:
+    exact -> one dict lookup; lpm/ternary/optional -> tuple space search over the distinct mask tuples;
+    any range field -> a scan in rank order. Winners: longest prefix for lpm-only tables, otherwise the highest
+    P4Runtime priority, then the earlier entry."""
+
+    def __init__(
+        self,
+        name: str,
+        id_: int,
+        match_fields: list[MatchFieldInfo],
+        action_ids: list[int],
+        size: int,
+        *,
+        is_const: bool = False,
+        default_only_actions: frozenset[int] = frozenset(),
+        table_only_actions: frozenset[int] = frozenset(),
+    ) -> None:
+        self.name, self.id, self.size, self.is_const = name, id_, size, is_const
+        self.match_fields = match_fields
+        self.action_ids = action_ids
+        self.default_only_actions = default_only_actions
+        self.table_only_actions = table_only_actions
+        kinds = {f.kind for f in match_fields}
+        self.needs_priority = bool(kinds & {TERNARY, RANGE, OPTIONAL})
+        self.has_range = RANGE in kinds
+        self.exact_only = kinds <= {EXACT}
+        self._range_flags = [f.kind == RANGE for f in match_fields]
+        self.has_direct_counter = False
+        self.direct_meter_in_bytes: bool | None = None
+        self._entries: dict[tuple[Any, int], Entry] = {}
+        self._exact: dict[tuple[int, ...], Entry] = {}
+        self._groups: dict[tuple[int, ...], _MaskGroup] = {}
+        self._group_order: list[_MaskGroup] = []
+        self._ranked: list[Entry] = []
+        self._seq = 0
+        self.default_entry = Entry(None, 0, 0, ())
+        self.default_is_const = False
+        self.initial_default: tuple[int, tuple[int, ...]] = (0, ())
+        self._miss: LookupResult = (False, 0, (), None)
+        self.lookup: Callable[[tuple[int, ...]], LookupResult]
+        """`lookup(key) -> (hit, action_id, action_args, entry)`; on a miss the default action and `entry=None`."""
+        if self.exact_only:
+            self.lookup = self._lookup_exact
+        elif self.has_range:
+            self.lookup = self._lookup_scan
+        else:
+            self.lookup = self._lookup_tss
+
+    # -- lookups (hot path) --------------------------------------------------------------------------------------
+    def _lookup_exact(self, key: tuple[int, ...]) -> LookupResult:
+        e = self._exact.get(key)
+        return self._miss if e is None else e.result
+
+    def _lookup_tss(self, key: tuple[int, ...]) -> LookupResult:
+        best: Entry | None = None
+        for group in self._group_order:
+            if best is not None and group.max_rank <= best.rank:
+                break
+            bucket = group.buckets.get(tuple([k & m for k, m in zip(key, group.masks, strict=True)]))
+            if bucket is not None and (best is None or bucket[0].rank > best.rank):
+                best = bucket[0]
+        return self._miss if best is None else best.result
+
+    def _lookup_scan(self, key: tuple[int, ...]) -> LookupResult:
+        flags = self._range_flags
+        for e in self._ranked:
+            for k, (a, b), is_range in zip(key, e.match, flags, strict=True):  # type: ignore[arg-type]
+                if is_range:
+                    if k < a or k > b:
+                        break
+                elif (k & b) != a:
+                    break
+            else:
+                return e.result
+        return self._miss
+
+    # -- entries ----------------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def entries(self) -> list[Entry]:
+        """Entries in insertion order (the order P4Runtime reads return them)."""
+        return list(self._entries.values())
+
+    def get(self, match: tuple[tuple[int, int], ...], priority: int) -> Entry | None:
+        return self._entries.get((match, priority))
+
+    def new_entry(
+        self,
+        match: tuple[tuple[int, int], ...],
+        priority: int,
+        action_id: int,
+        action_args: tuple[int, ...],
+        **kw: Any,
+    ) -> Entry:
+        """An entry for this table, with direct meter storage if the table has a direct meter (not yet inserted)."""
+        entry = Entry(match, priority, action_id, action_args, **kw)
+        if self.direct_meter_in_bytes is not None:
+            entry.meter = MeterCell()
+        return entry
+
+    def insert(self, entry: Entry) -> None:
+        if entry.match is None or len(entry.match) != len(self.match_fields):
+            raise _err(code_pb2.INVALID_ARGUMENT, f"table {self.name}: wrong number of match fields")
+        ident = entry.ident
+        if ident in self._entries:
+            raise _err(code_pb2.ALREADY_EXISTS, f"table {self.name}: entry already exists")
+        if len(self._entries) >= self.size > 0:
+            raise _err(code_pb2.RESOURCE_EXHAUSTED, f"table {self.name} is full ({self.size} entries)")
+        self._seq += 1
+        entry.seq = self._seq
+        entry.rank = self._rank(entry)
+        entry.result = (True, entry.action_id, entry.action_args, entry)
+        self._entries[ident] = entry
+        self._index(entry)
+
+    def modify(self, match: tuple[tuple[int, int], ...], priority: int, action_id: int,
+               action_args: tuple[int, ...]) -> Entry:
+        entry = self._entries.get((match, priority))
+        if entry is None:
+            raise _err(code_pb2.NOT_FOUND, f"table {self.name}: no such entry")
+        entry.action_id, entry.action_args = action_id, action_args
+        entry.result = (True, action_id, action_args, entry)
+        return entry
+
+    def delete(self, match: tuple[tuple[int, int], ...], priority: int) -> Entry:
+        entry = self._entries.pop((match, priority), None)
+        if entry is None:
+            raise _err(code_pb2.NOT_FOUND, f"table {self.name}: no such entry")
+        self._unindex(entry)
+        return entry
+
+    def clear(self, *, keep_const: bool = True) -> None:
+        for entry in list(self._entries.values()):
+            if not (keep_const and entry.is_const):
+                self.delete(*entry.ident)  # type: ignore[arg-type]
+
+    def set_default(self, action_id: int, action_args: tuple[int, ...]) -> None:
+        self.default_entry.action_id, self.default_entry.action_args = action_id, action_args
+        self._miss = (False, action_id, action_args, None)
+
+    def reset_default(self) -> None:
+        self.set_default(*self.initial_default)
+
+    # -- indexes ------------------------------------------------------------------------------------------------------
+    def _rank(self, entry: Entry) -> int:
+        assert entry.match is not None
+        if self.needs_priority:
+            prio = entry.priority
+        else:  # lpm (with exact fields): the longest prefix wins; exact-only tables never compare ranks
+            prio = sum(m.bit_count() for (_, m), f in zip(entry.match, self.match_fields, strict=True) if f.kind == LPM)
+        return (prio << _SEQ_BITS) - entry.seq
+
+    def _index(self, entry: Entry) -> None:
+        assert entry.match is not None
+        if self.exact_only:
+            self._exact[tuple(v for v, _ in entry.match)] = entry
+        elif self.has_range:
+            self._ranked.append(entry)
+            self._ranked.sort(key=lambda e: -e.rank)
+        else:
+            masks = tuple(m for _, m in entry.match)
+            group = self._groups.get(masks)
+            if group is None:
+                group = self._groups[masks] = _MaskGroup(masks)
+            bucket = group.buckets.setdefault(tuple(v for v, _ in entry.match), [])
+            bucket.append(entry)
+            bucket.sort(key=lambda e: -e.rank)
+            group.max_rank = max(group.max_rank, entry.rank)
+            self._order_groups()
+
+    def _unindex(self, entry: Entry) -> None:
+        assert entry.match is not None
+        if self.exact_only:
+            del self._exact[tuple(v for v, _ in entry.match)]
+        elif self.has_range:
+            self._ranked.remove(entry)
+        else:
+            masks = tuple(m for _, m in entry.match)
+            group = self._groups[masks]
+            values = tuple(v for v, _ in entry.match)
+            bucket = group.buckets[values]
+            bucket.remove(entry)
+            if not bucket:
+                del group.buckets[values]
+            if not group.buckets:
+                del self._groups[masks]
+            else:
+                group.refresh_max()
+            self._order_groups()
+
+    def _order_groups(self) -> None:
+        self._group_order = sorted(self._groups.values(), key=lambda g: -g.max_rank)
+
+
+# ----------------------------------------------------------------------------------------------------------- PRE
+
+
+@dataclass
+class Replica:
+    """One copy: egress port and replication id (`egress_rid`). `port_bytes` remembers a `Replica.port` written as
+    bytes so a read returns the same form; None means the (deprecated) `egress_port` form."""
+
+    rid: int
+    port: int
+    port_bytes: bytes | None = None
+
+
+@dataclass
+class MulticastGroup:
+    id: int
+    replicas: list[Replica]
+    metadata: bytes = b""
+
+
+@dataclass
+class CloneSession:
+    id: int
+    replicas: list[Replica]
+    class_of_service: int = 0
+    packet_length_bytes: int = 0  # 0: no truncation
+
+
+class PreState:
+    """Packet replication engine: multicast groups and clone sessions, read by the traffic manager."""
+
+    def __init__(self) -> None:
+        self.mcast_groups: dict[int, MulticastGroup] = {}
+        self.clone_sessions: dict[int, CloneSession] = {}
+
+    def replicas(self, group_id: int) -> list[Replica]:
+        group = self.mcast_groups.get(group_id)
+        return group.replicas if group is not None else []
+
+
+# --------------------------------------------------------------------------------------------------------- digests
+
+
+@dataclass(frozen=True)
+class DigestConfig:
+    max_timeout_ns: int = 0
+    max_list_size: int = 1
+    ack_timeout_ns: int = 0
+
+
+@dataclass
+class DigestList:
+    digest_id: int
+    list_id: int
+    data: list[tuple[int, ...]]
+    timestamp_ns: int
+
+
+class DigestState:
+    """A `digest` stream with P4Runtime list semantics: nothing flows until a DigestEntry configured it; samples are
+    batched up to `max_list_size` or `max_timeout_ns`; a sample already sent and not yet acked (or expired after
+    `ack_timeout_ns`) is not sent again. Completed lists go to `sink` (set by the P4Runtime server)."""
+
+    def __init__(self, name: str, id_: int, bitwidths: list[int]) -> None:
+        self.name, self.id, self.bitwidths = name, id_, bitwidths
+        self.config: DigestConfig | None = None
+        self.sink: Callable[[DigestList], None] | None = None
+        self._lock = threading.Lock()
+        self._pending: list[tuple[int, ...]] = []
+        self._pending_since = 0
+        self._in_flight: dict[int, tuple[list[tuple[int, ...]], int]] = {}
+        self._filter: set[tuple[int, ...]] = set()
+        self._next_list_id = 1
+        self.dropped = 0
+
+    def configure(self, config: DigestConfig | None) -> None:
+        with self._lock:
+            self.config = config
+            if config is None:
+                self._pending.clear()
+                self._in_flight.clear()
+                self._filter.clear()
+
+    def push(self, values: tuple[int, ...], now_ns: int = 0) -> None:
+        """Called by the pipeline for every `digest()` it executes."""
+        ready: DigestList | None = None
+        with self._lock:
+            if self.config is None:
+                self.dropped += 1
+                return
+            if values in self._filter:
+                return
+            self._filter.add(values)
+            if not self._pending:
+                self._pending_since = now_ns
+            self._pending.append(values)
+            if len(self._pending) >= max(self.config.max_list_size, 1):
+                ready = self._take(now_ns)
+        if ready is not None and self.sink is not None:
+            self.sink(ready)
+
+    def poll(self, now_ns: int) -> None:
+        """Flush a batch older than `max_timeout_ns` and forget unacked lists older than `ack_timeout_ns`."""
+        ready: DigestList | None = None
+        with self._lock:
+            if self.config is None:
+                return
+            if self._pending and now_ns - self._pending_since >= self.config.max_timeout_ns:
+                ready = self._take(now_ns)
+            if self.config.ack_timeout_ns > 0:
+                for list_id, (samples, sent) in list(self._in_flight.items()):
+                    if now_ns - sent >= self.config.ack_timeout_ns:
+                        self._release(list_id, samples)
+        if ready is not None and self.sink is not None:
+            self.sink(ready)
+
+    def ack(self, list_id: int) -> bool:
+        with self._lock:
+            item = self._in_flight.get(list_id)
+            if item is None:
+                return False
+            self._release(list_id, item[0])
+            return True
+
+    def _release(self, list_id: int, samples: list[tuple[int, ...]]) -> None:
+        del self._in_flight[list_id]
+        self._filter.difference_update(samples)
+
+    def _take(self, now_ns: int) -> DigestList:
+        samples, self._pending = self._pending, []
+        list_id = self._next_list_id
+        self._next_list_id += 1
+        self._in_flight[list_id] = (samples, now_ns)
+        return DigestList(self.id, list_id, samples, now_ns)
+
+
+# ------------------------------------------------------------------------------------------------------ value sets
+
+
+class ValueSetState:
+    """A parser `value_set`: members are `(value, mask)` tuples per field; `matches(values)` is used by `select`."""
+
+    def __init__(self, name: str, id_: int, fields: list[MatchFieldInfo], size: int) -> None:
+        self.name, self.id, self.fields, self.size = name, id_, fields, size
+        self.members: list[tuple[tuple[int, int], ...]] = []
+
+    def matches(self, values: tuple[int, ...]) -> bool:
+        for member in self.members:
+            if all((v & m) == mv for v, (mv, m) in zip(values, member, strict=True)):
+                return True
+        return False
+
+
+# ------------------------------------------------------------------------------------------------------ the state
+
+
+class RuntimeState:
+    """Everything a pipeline reads or updates at run time, built from P4Info (+ the compiler's device config)."""
+
+    def __init__(self, p4info: p4info_pb2.P4Info) -> None:
+        self.p4info = p4info
+        self.tables: ByNameAndId[TableState] = ByNameAndId()
+        self.actions: dict[int, p4info_pb2.Action] = {a.preamble.id: a for a in p4info.actions}
+        self.action_ids: dict[str, int] = {a.preamble.name: a.preamble.id for a in p4info.actions}
+        self.registers: ByNameAndId[RegisterState] = ByNameAndId()
+        self.counters: ByNameAndId[CounterState] = ByNameAndId()
+        self.meters: ByNameAndId[MeterState] = ByNameAndId()
+        self.direct_counters: ByNameAndId[DirectCounterState] = ByNameAndId()
+        self.direct_meters: ByNameAndId[DirectMeterState] = ByNameAndId()
+        self.digests: ByNameAndId[DigestState] = ByNameAndId()
+        self.value_sets: ByNameAndId[ValueSetState] = ByNameAndId()
+        self.pre = PreState()
+        # one lock for control-plane changes; the data path reads without it (single writer at a time)
+        self.lock = threading.RLock()
+
+    @classmethod
+    def from_p4info(cls, p4info: p4info_pb2.P4Info, device_config: dict[str, Any] | None = None) -> RuntimeState:
+        state = cls(p4info)
+        for t in p4info.tables:
+            state.tables.add(t.preamble.name, t.preamble.id, _table_from_p4info(t))
+        for r in p4info.registers:
+            state.registers.add(r.preamble.name, r.preamble.id,
+                                RegisterState(r.preamble.name, r.preamble.id, r.size, _bitwidth(r.type_spec, p4info)))
+        for c in p4info.counters:
+            state.counters.add(c.preamble.name, c.preamble.id,
+                               CounterState(c.preamble.name, c.preamble.id, c.size, c.spec.unit))
+        for m in p4info.meters:
+            in_bytes = _is_bytes_unit(m.spec.unit, p4info_pb2.MeterSpec)
+            state.meters.add(m.preamble.name, m.preamble.id, MeterState(m.preamble.name, m.preamble.id, m.size, in_bytes))
+        for dc in p4info.direct_counters:
+            table = state.tables[dc.direct_table_id]
+            table.has_direct_counter = True
+            state.direct_counters.add(dc.preamble.name, dc.preamble.id,
+                                      DirectCounterState(dc.preamble.name, dc.preamble.id, table, dc.spec.unit))
+        for dm in p4info.direct_meters:
+            table = state.tables[dm.direct_table_id]
+            in_bytes = _is_bytes_unit(dm.spec.unit, p4info_pb2.MeterSpec)
+            table.direct_meter_in_bytes = in_bytes
+            table.default_entry.meter = MeterCell()
+            state.direct_meters.add(dm.preamble.name, dm.preamble.id,
+                                    DirectMeterState(dm.preamble.name, dm.preamble.id, table, in_bytes))
+        for d in p4info.digests:
+            state.digests.add(d.preamble.name, d.preamble.id,
+                              DigestState(d.preamble.name, d.preamble.id, _member_bitwidths(d.type_spec, p4info)))
+        for vs in p4info.value_sets:
+            fields = [MatchFieldInfo(f.id, f.name, f.bitwidth, f.match_type or EXACT) for f in vs.match]
+            state.value_sets.add(vs.preamble.name, vs.preamble.id,
+                                 ValueSetState(vs.preamble.name, vs.preamble.id, fields, vs.size))
+        state._apply_defaults(device_config or {})
+        return state
+
+    def _apply_defaults(self, device_config: dict[str, Any]) -> None:
+        tables_cfg = device_config.get("tables", {}) or {}
+        for t in self.p4info.tables:
+            table = self.tables[t.preamble.id]
+            cfg = tables_cfg.get(t.preamble.name, {}) or {}
+            action_id, args = self._p4info_default(t)
+            is_const = t.const_default_action_id != 0
+            override = cfg.get("default_action")
+            if override:
+                action_id = int(override["action_id"])
+                args = tuple(int(a) for a in override.get("args", ()))
+                is_const = bool(override.get("const", is_const))
+            table.initial_default = (action_id, args)
+            table.default_is_const = is_const
+            table.set_default(action_id, args)
+            consts = cfg.get("const_entries", []) or []
+            for position, spec in enumerate(consts):
+                match = tuple(_const_field(f, info) for f, info in zip(spec["match"], table.match_fields, strict=True))
+                prio = spec.get("priority")
+                if prio is None:
+                    prio = len(consts) - position if table.needs_priority else 0
+                entry = table.new_entry(match, int(prio), int(spec["action_id"]),
+                                        tuple(int(a) for a in spec.get("args", ())), is_const=True)
+                table.insert(entry)
+
+    def _p4info_default(self, t: p4info_pb2.Table) -> tuple[int, tuple[int, ...]]:
+        init = t.initial_default_action
+        action_id = init.action_id or t.const_default_action_id
+        if action_id == 0:
+            noaction = self.action_ids.get("NoAction", 0)
+            return noaction, ()
+        action = self.actions.get(action_id)
+        values = {a.param_id: int.from_bytes(a.value, "big") for a in init.arguments}
+        params = action.params if action is not None else []
+        return action_id, tuple(values.get(p.id, 0) for p in params)
+
+    def reset(self) -> None:
+        """Back to the state right after `from_p4info` (const entries and initial defaults stay)."""
+        with self.lock:
+            for table in self.tables:
+                table.clear(keep_const=True)
+                table.reset_default()
+            for reg in self.registers:
+                reg.reset()
+            for counter in self.counters:
+                counter.packets[:] = [0] * counter.size
+                counter.bytes[:] = [0] * counter.size
+            self.pre.mcast_groups.clear()
+            self.pre.clone_sessions.clear()
+
+
+def _table_from_p4info(t: p4info_pb2.Table) -> TableState:
+    fields = [MatchFieldInfo(f.id, f.name, f.bitwidth, f.match_type) for f in t.match_fields]
+    scope = p4info_pb2.ActionRef
+    return TableState(
+        t.preamble.name,
+        t.preamble.id,
+        fields,
+        [a.id for a in t.action_refs],
+        t.size,
+        is_const=t.is_const_table,
+        default_only_actions=frozenset(a.id for a in t.action_refs if a.scope == scope.DEFAULT_ONLY),
+        table_only_actions=frozenset(a.id for a in t.action_refs if a.scope == scope.TABLE_ONLY),
+    )
+
+
+def _const_field(spec: dict[str, Any] | None, info: MatchFieldInfo) -> tuple[int, int]:
+    full = info.full_mask
+    if info.kind == RANGE:
+        if spec is None:
+            return (0, full)
+        if "low" in spec:
+            return (int(spec["low"]) & full, int(spec["high"]) & full)
+        value = int(spec["value"]) & full
+        return (value, value)
+    if spec is None:
+        return (0, 0)
+    if "prefix_len" in spec:
+        plen = int(spec["prefix_len"])
+        mask = (full >> (info.bitwidth - plen)) << (info.bitwidth - plen) if plen else 0
+    elif "mask" in spec:
+        mask = int(spec["mask"]) & full
+    else:
+        mask = full
+    return (int(spec["value"]) & mask, mask)
+
+
+def _named_type_width(name: str, p4info: p4info_pb2.P4Info) -> int:
+    new_type = p4info.type_info.new_types.get(name)
+    if new_type is not None and new_type.HasField("translated_type"):
+        return int(new_type.translated_type.sdn_bitwidth)
+    if new_type is not None and new_type.HasField("original_type"):
+        return _bitwidth(new_type.original_type, p4info)
+    enum = p4info.type_info.serializable_enums.get(name)
+    if enum is not None:
+        return int(enum.underlying_type.bitwidth)
+    return 0
+
+
+def _bitwidth(spec: Any, p4info: p4info_pb2.P4Info) -> int:
+    """Width of a bitstring-like P4DataTypeSpec (bit<W>, int<W>, bool, serializable enum, new type)."""
+    kind = spec.WhichOneof("type_spec")
+    if kind == "bitstring":
+        bs = spec.bitstring
+        which = bs.WhichOneof("type_spec")
+        return int(getattr(bs, which).bitwidth) if which else 0
+    if kind == "bool":
+        return 1
+    if kind == "serializable_enum":
+        return _named_type_width(spec.serializable_enum.name, p4info)
+    if kind == "new_type":
+        return _named_type_width(spec.new_type.name, p4info)
+    if kind == "struct":
+        return sum(_member_bitwidths(spec, p4info))
+    if kind == "header":
+        header = p4info.type_info.headers.get(spec.header.name)
+        return sum(int(m.type_spec.bitwidth) for m in header.members) if header is not None else 0
+    return 0
+
+
+def _member_bitwidths(spec: Any, p4info: p4info_pb2.P4Info) -> list[int]:
+    """Widths of a digest's members: a struct's fields (flattened one level), or the one bitstring."""
+    kind = spec.WhichOneof("type_spec")
+    if kind == "struct":
+        struct = p4info.type_info.structs.get(spec.struct.name)
+        if struct is None:
+            return []
+        return [_bitwidth(m.type_spec, p4info) for m in struct.members]
+    if kind == "tuple":
+        return [_bitwidth(m, p4info) for m in spec.tuple.members]
+    return [_bitwidth(spec, p4info)]
