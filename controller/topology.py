@@ -1,0 +1,228 @@
+"""The fabric as the controller sees it: switches, hosts, links; a YAML file format and a networkx view.
+
+The file is what the Mininet runner writes and what an operator writes by hand for real switches (format in
+docs/controller.md). Links between switches are the source of truth for switch ports; each host names its switch
+and port. A switch's `ports` map (port -> neighbour) is derived, written on save for readers, and checked on load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import yaml
+
+from controller.exceptions import TopologyError
+
+KINDS = ("generic", "leaf-spine", "fat-tree", "dragonfly", "torus")
+
+
+@dataclass
+class Switch:
+    name: str
+    grpc: str = ""
+    device_id: int = 0
+    role: str = ""  # hint: leaf, spine, edge, agg, core, router, ...
+    group: int | None = None  # dragonfly group, fat-tree pod
+    coord: tuple[int, ...] | None = None  # torus coordinates
+    cpu_port: int | None = None
+    slots: int | None = None  # aggregation slots the switch can lend to jobs (None: from the pipeline's default)
+    groups: int | None = None  # multicast groups available to jobs
+
+
+@dataclass
+class Host:
+    name: str
+    switch: str
+    port: int
+    mac: str = ""
+    ip: str = ""
+
+
+@dataclass
+class Link:
+    a: str
+    a_port: int
+    b: str
+    b_port: int
+    bandwidth_mbps: float | None = None
+
+    def port_of(self, node: str) -> int:
+        return self.a_port if node == self.a else self.b_port
+
+    def other(self, node: str) -> str:
+        return self.b if node == self.a else self.a
+
+
+@dataclass
+class Topology:
+    name: str = "fabric"
+    kind: str = "generic"
+    switches: dict[str, Switch] = field(default_factory=dict)
+    hosts: dict[str, Host] = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
+
+    # -- building ---------------------------------------------------------------------------------------------
+    def add_switch(self, name: str, **attrs: Any) -> Switch:
+        if name in self.switches or name in self.hosts:
+            raise TopologyError(f"duplicate node name {name!r}")
+        sw = Switch(name, **attrs)
+        self.switches[name] = sw
+        return sw
+
+    def add_host(self, name: str, switch: str, port: int, **attrs: Any) -> Host:
+        if name in self.switches or name in self.hosts:
+            raise TopologyError(f"duplicate node name {name!r}")
+        host = Host(name, switch, port, **attrs)
+        self.hosts[name] = host
+        return host
+
+    def add_link(self, a: str, a_port: int, b: str, b_port: int, bandwidth_mbps: float | None = None) -> Link:
+        link = Link(a, a_port, b, b_port, bandwidth_mbps)
+        self.links.append(link)
+        return link
+
+    def validate(self) -> None:
+        """Raise TopologyError on unknown nodes, reused ports or a bad kind."""
+        if self.kind not in KINDS:
+            raise TopologyError(f"unknown topology kind {self.kind!r} (one of {', '.join(KINDS)})")
+        used: dict[tuple[str, int], str] = {}
+
+        def claim(sw: str, port: int, what: str) -> None:
+            if sw not in self.switches:
+                raise TopologyError(f"{what} refers to unknown switch {sw!r}")
+            if not isinstance(port, int) or port < 0:
+                raise TopologyError(f"{what}: port {port!r} is not a non-negative integer")
+            if (sw, port) in used:
+                raise TopologyError(f"port {sw}:{port} used by both {used[sw, port]} and {what}")
+            used[sw, port] = what
+
+        for host in self.hosts.values():
+            claim(host.switch, host.port, f"host {host.name}")
+        for link in self.links:
+            if link.a == link.b:
+                raise TopologyError(f"link {link.a}:{link.a_port} loops back to the same switch")
+            claim(link.a, link.a_port, f"link {link.a}-{link.b}")
+            claim(link.b, link.b_port, f"link {link.a}-{link.b}")
+        devices: dict[tuple[str, int], str] = {}
+        for sw in self.switches.values():
+            key = (sw.grpc, sw.device_id)
+            if sw.grpc and key in devices:
+                raise TopologyError(f"switches {devices[key]} and {sw.name} share gRPC address {sw.grpc} "
+                                    f"and device id {sw.device_id}")
+            devices[key] = sw.name
+
+    # -- views ------------------------------------------------------------------------------------------------
+    def ports(self, switch: str) -> dict[int, str]:
+        """Port number -> neighbour name (switch or host) for one switch."""
+        out: dict[int, str] = {}
+        for link in self.links:
+            if switch in (link.a, link.b):
+                out[link.port_of(switch)] = link.other(switch)
+        for host in self.hosts.values():
+            if host.switch == switch:
+                out[host.port] = host.name
+        return dict(sorted(out.items()))
+
+    def port_towards(self, switch: str, neighbour: str) -> int:
+        for port, name in self.ports(switch).items():
+            if name == neighbour:
+                return port
+        raise TopologyError(f"switch {switch} has no port towards {neighbour}")
+
+    def graph(self, *, include_hosts: bool = True, down_switches: Iterable[str] = (),
+              down_links: Iterable[tuple[str, str]] = ()) -> nx.Graph:
+        """Undirected graph; nodes carry `kind` (switch/host), edges carry `ports` {node: port}.
+
+        Failed switches and links are left out, so trees computed on it route around them.
+        """
+        down = set(down_switches)
+        cut = {frozenset(x) for x in down_links}
+        g = nx.Graph(name=self.name, kind=self.kind)
+        for sw in self.switches.values():
+            if sw.name not in down:
+                g.add_node(sw.name, kind="switch", role=sw.role, group=sw.group, coord=sw.coord)
+        for link in self.links:
+            if link.a in down or link.b in down or frozenset((link.a, link.b)) in cut:
+                continue
+            g.add_edge(link.a, link.b, ports={link.a: link.a_port, link.b: link.b_port},
+                       bandwidth_mbps=link.bandwidth_mbps)
+        if include_hosts:
+            for host in self.hosts.values():
+                if host.switch in down:
+                    continue
+                g.add_node(host.name, kind="host", mac=host.mac, ip=host.ip)
+                g.add_edge(host.name, host.switch, ports={host.switch: host.port})
+        return g
+
+    # -- serialisation ----------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        switches = []
+        for sw in self.switches.values():
+            d: dict[str, Any] = {"name": sw.name, "grpc": sw.grpc, "device_id": sw.device_id}
+            for key in ("role", "group", "cpu_port", "slots", "groups"):
+                value = getattr(sw, key)
+                if value not in (None, ""):
+                    d[key] = value
+            if sw.coord is not None:
+                d["coord"] = list(sw.coord)
+            d["ports"] = self.ports(sw.name)
+            switches.append(d)
+        hosts = [{k: v for k, v in vars(h).items() if v != ""} for h in self.hosts.values()]
+        links = []
+        for link in self.links:
+            d = {"a": link.a, "a_port": link.a_port, "b": link.b, "b_port": link.b_port}
+            if link.bandwidth_mbps is not None:
+                d["bandwidth_mbps"] = link.bandwidth_mbps
+            links.append(d)
+        return {"name": self.name, "kind": self.kind, "switches": switches, "hosts": hosts, "links": links}
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "topology") -> Topology:
+        if not isinstance(data, dict):
+            raise TopologyError(f"{source}: expected a mapping with switches, hosts and links")
+        topo = cls(name=str(data.get("name", "fabric")), kind=str(data.get("kind", "generic")))
+        try:
+            declared_ports: dict[str, dict[int, str]] = {}
+            for d in data.get("switches") or []:
+                d = dict(d)
+                ports = d.pop("ports", None)
+                if "coord" in d and d["coord"] is not None:
+                    d["coord"] = tuple(int(c) for c in d["coord"])
+                sw = topo.add_switch(**d)
+                if ports:
+                    declared_ports[sw.name] = {int(p): str(n) for p, n in ports.items()}
+            for d in data.get("hosts") or []:
+                topo.add_host(**d)
+            for d in data.get("links") or []:
+                if isinstance(d, list | tuple):
+                    topo.add_link(str(d[0]), int(d[1]), str(d[2]), int(d[3]))
+                else:
+                    topo.add_link(**d)
+        except TypeError as exc:
+            raise TopologyError(f"{source}: bad entry: {exc}") from None
+        topo.validate()
+        for name, ports in declared_ports.items():
+            derived = topo.ports(name)
+            if ports != derived:
+                raise TopologyError(f"{source}: switch {name} declares ports {ports} but links and hosts give "
+                                    f"{derived}")
+        return topo
+
+    @classmethod
+    def load(cls, path: str | Path) -> Topology:
+        try:
+            text = Path(path).read_text()
+        except OSError as exc:
+            raise TopologyError(f"cannot read topology {path}: {exc.strerror}") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise TopologyError(f"{path}: not valid YAML: {exc}".splitlines()[0]) from None
+        return cls.from_dict(data, str(path))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=None))
