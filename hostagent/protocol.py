@@ -20,10 +20,10 @@ from scapy.fields import (
     FieldListField,
     FlagsField,
     IntField,
+    ShortField,
     SignedByteField,
     SignedIntField,
     SignedShortField,
-    ShortField,
     XIntField,
 )
 from scapy.layers.inet import UDP
