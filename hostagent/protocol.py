@@ -194,7 +194,8 @@ class _AggValues(Packet):
 
 
 def _vector(element: SignedIntField | SignedShortField | SignedByteField) -> FieldListField:
-    return FieldListField("values", [0] * VALUES_PER_PACKET, element, count_from=lambda _pkt: VALUES_PER_PACKET)
+    default: list[int] = [0] * VALUES_PER_PACKET
+    return FieldListField("values", default, element, count_from=lambda _pkt: VALUES_PER_PACKET)  # type: ignore[arg-type]
 
 
 class AggValues32(_AggValues):
