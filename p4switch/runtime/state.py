@@ -23,6 +23,7 @@ Device config (the compiler's JSON, already parsed) parts read here, all optiona
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -241,6 +242,7 @@ class Entry:
     bytes: int = 0
     meter: MeterCell | None = None
     seq: int = 0
+    handle: int = 0
     rank: int = 0
     result: tuple[bool, int, tuple[int, ...], Entry | None] = field(default=(False, 0, (), None))
 
@@ -302,6 +304,8 @@ class TableState:
         self._group_order: list[_MaskGroup] = []
         self._ranked: list[Entry] = []
         self._seq = 0
+        self._free_handles: list[int] = []
+        self._next_handle = 0
         self.default_entry = Entry(None, 0, 0, ())
         self.default_is_const = False
         self.initial_default: tuple[int, tuple[int, ...]] = (0, ())
@@ -348,8 +352,8 @@ class TableState:
         return len(self._entries)
 
     def entries(self) -> list[Entry]:
-        """Entries in insertion order (the order P4Runtime reads return them)."""
-        return list(self._entries.values())
+        """Entries in handle order, as BMv2 returns them: a new entry takes the lowest free handle."""
+        return sorted(self._entries.values(), key=lambda e: e.handle)
 
     def get(self, match: tuple[tuple[int, int], ...], priority: int) -> Entry | None:
         return self._entries.get((match, priority))
@@ -378,6 +382,11 @@ class TableState:
             raise _err(code_pb2.RESOURCE_EXHAUSTED, f"table {self.name} is full ({self.size} entries)")
         self._seq += 1
         entry.seq = self._seq
+        if self._free_handles:
+            entry.handle = heapq.heappop(self._free_handles)
+        else:
+            entry.handle = self._next_handle
+            self._next_handle += 1
         entry.rank = self._rank(entry)
         entry.result = (True, entry.action_id, entry.action_args, entry)
         self._entries[ident] = entry
@@ -397,6 +406,7 @@ class TableState:
         if entry is None:
             raise _err(code_pb2.NOT_FOUND, f"table {self.name}: no such entry")
         self._unindex(entry)
+        heapq.heappush(self._free_handles, entry.handle)
         return entry
 
     def clear(self, *, keep_const: bool = True) -> None:
