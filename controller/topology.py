@@ -31,6 +31,8 @@ class Switch:
     cpu_port: int | None = None
     slots: int | None = None  # aggregation slots the switch can lend to jobs (None: from the pipeline's default)
     groups: int | None = None  # multicast groups available to jobs
+    ip: str = ""  # the switch's own address (aggregation traffic is sent to and from it); derived when empty
+    mac: str = ""
 
 
 @dataclass
@@ -127,6 +129,14 @@ class Topology:
                 out[host.port] = host.name
         return dict(sorted(out.items()))
 
+    def switch_address(self, switch: str) -> tuple[str, str]:
+        """(IPv4, MAC) of a switch: as given in the file, else derived from its position (10.255.x.y, 02:..)."""
+        sw = self.switches[switch]
+        index = sorted(self.switches).index(switch) + 1
+        ip = sw.ip or f"10.255.{index >> 8}.{index & 0xFF}"
+        mac = sw.mac or f"02:00:00:ff:{index >> 8:02x}:{index & 0xFF:02x}"
+        return ip, mac
+
     def port_towards(self, switch: str, neighbour: str) -> int:
         for port, name in self.ports(switch).items():
             if name == neighbour:
@@ -163,7 +173,7 @@ class Topology:
         switches = []
         for sw in self.switches.values():
             d: dict[str, Any] = {"name": sw.name, "grpc": sw.grpc, "device_id": sw.device_id}
-            for key in ("role", "group", "cpu_port", "slots", "groups"):
+            for key in ("role", "group", "cpu_port", "slots", "groups", "ip", "mac"):
                 value = getattr(sw, key)
                 if value not in (None, ""):
                     d[key] = value
