@@ -60,9 +60,9 @@ def _system_element(topo: Topology, host: str) -> ET.Element:
     system = ET.Element("system", version="1")
     cpu = ET.SubElement(system, "cpu", numaid="0", affinity="ffffffff", arch="x86_64", vendor="GenuineIntel",
                         familyid="6", modelid="85")
-    pci = ET.SubElement(cpu, "pci", busid="0000:00:03.0", **{"class": "0x020000"}, vendor="0x0000",
-                        device="0x0000", subsystem_vendor="0x0000", subsystem_device="0x0000",
-                        link_speed="16.0 GT/s PCIe", link_width="16")
+    pci = ET.SubElement(cpu, "pci", {"busid": "0000:00:03.0", "class": "0x020000", "vendor": "0x0000",
+                                     "device": "0x0000", "subsystem_vendor": "0x0000", "subsystem_device": "0x0000",
+                                     "link_speed": "16.0 GT/s PCIe", "link_width": "16"})
     nic = ET.SubElement(pci, "nic")
     ET.SubElement(nic, "net", name=f"{host}-eth0", dev="0", speed=f"{_host_speed(topo, host):g}", port="1",
                   latency="0.000000", guid=f"0x{guid:x}", maxconn="65536", gdr="0")
