@@ -1,0 +1,179 @@
+"""How a worker's packets reach the switch: one small interface, three ways to carry it.
+
+A worker always hands a transport a complete Ethernet frame (built from its template) and always gets back the UDP
+payload (aggregation header onward) of frames addressed to the aggregation port. So the worker is identical
+whether packets go through the kernel (`UdpTransport`, real hosts), straight onto a link (`PacketSocketTransport`,
+AF_PACKET in a Mininet namespace, no ARP needed) or into an embedded switch in the same process
+(`SwitchPortTransport`, for tests and single-machine runs).
+"""
+
+from __future__ import annotations
+
+import queue
+import select
+import socket
+import struct
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Protocol
+
+from hostagent.exceptions import NoRouteError
+
+ETH_LEN, IPV4_LEN, UDP_LEN = 14, 20, 8
+#: Offset of the UDP payload in an untagged Ethernet/IPv4 (no options)/UDP frame.
+L4_PAYLOAD = ETH_LEN + IPV4_LEN + UDP_LEN
+_ETH_P_ALL = 0x0003
+
+
+def udp_payload(frame: bytes, port: int) -> bytes | None:
+    """The UDP payload of `frame` when it is IPv4/UDP to `port` (no IP options), else None. Cheap byte checks only."""
+    if len(frame) < L4_PAYLOAD or frame[12:14] != b"\x08\x00" or frame[23] != 17 or frame[14] & 0x0F != 5:
+        return None
+    if struct.unpack_from("!H", frame, ETH_LEN + IPV4_LEN + 2)[0] != port:
+        return None
+    return frame[L4_PAYLOAD:]
+
+
+class Transport(ABC):
+    """Sends whole frames, receives UDP payloads addressed to the aggregation port."""
+
+    @abstractmethod
+    def send(self, frame: bytes | bytearray | memoryview) -> None: ...
+
+    @abstractmethod
+    def recv(self, timeout: float) -> bytes | None:
+        """The next payload, or None when nothing arrived within `timeout` seconds."""
+
+    def close(self) -> None:  # noqa: B027 - optional for transports without resources
+        """Release sockets; idempotent."""
+
+    def __enter__(self) -> Transport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class UdpTransport(Transport):
+    """Through the kernel's UDP stack: the switch is the IP destination `switch_addr`, on `port`."""
+
+    def __init__(self, switch_addr: str, port: int, *, bind_addr: str = "0.0.0.0", bind_port: int | None = None) -> None:
+        self.dest = (switch_addr, port)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        try:
+            self.sock.bind((bind_addr, port if bind_port is None else bind_port))
+            self.sock.connect(self.dest)
+        except OSError as exc:
+            self.sock.close()
+            raise NoRouteError(f"no route to the switch at {switch_addr}:{port}: {exc.strerror}") from None
+
+    def send(self, frame: bytes | bytearray | memoryview) -> None:
+        try:
+            self.sock.send(memoryview(frame)[L4_PAYLOAD:])
+        except ConnectionRefusedError:
+            pass  # an ICMP error for an earlier datagram; the window's timers recover like from a loss
+        except OSError as exc:
+            raise NoRouteError(f"cannot send to the switch at {self.dest[0]}:{self.dest[1]}: {exc.strerror}") from None
+
+    def recv(self, timeout: float) -> bytes | None:
+        ready, _, _ = select.select([self.sock], [], [], max(timeout, 0.0))
+        if not ready:
+            return None
+        try:
+            return self.sock.recv(65535)
+        except ConnectionRefusedError:
+            return None
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class PacketSocketTransport(Transport):
+    """Raw frames on a Linux interface (AF_PACKET): the template's MAC/IP headers go out exactly as built."""
+
+    def __init__(self, interface: str, port: int) -> None:
+        self.port = port
+        try:
+            self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(_ETH_P_ALL))
+            self.sock.bind((interface, 0))
+        except OSError as exc:
+            raise NoRouteError(f"cannot open interface {interface!r}: {exc.strerror}") from None
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+
+    def send(self, frame: bytes | bytearray | memoryview) -> None:
+        self.sock.send(frame)
+
+    def recv(self, timeout: float) -> bytes | None:
+        ready, _, _ = select.select([self.sock], [], [], max(timeout, 0.0))
+        while ready:
+            frame, addr = self.sock.recvfrom(65535)
+            if addr[2] != socket.PACKET_OUTGOING:
+                payload = udp_payload(frame, self.port)
+                if payload is not None:
+                    return payload
+            ready, _, _ = select.select([self.sock], [], [], 0.0)
+        return None
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class SwitchLike(Protocol):
+    """What an in-process switch offers (p4switch's `Switch` does): no import of the target needed here."""
+
+    def inject(self, port: int, frame: bytes) -> object: ...
+
+    def add_output_callback(self, fn: Callable[[int, bytes], None]) -> object: ...
+
+
+class SwitchPorts:
+    """Connects in-process workers to the ports of one embedded switch: frames a port emits land in its queue."""
+
+    def __init__(self, switch: SwitchLike, agg_port: int) -> None:
+        self.switch = switch
+        self.agg_port = agg_port
+        self._queues: dict[int, queue.Queue[bytes]] = {}
+        self._lock = threading.Lock()
+        switch.add_output_callback(self._on_output)
+
+    def _on_output(self, port: int, frame: bytes) -> None:
+        q = self._queues.get(port)
+        if q is not None:
+            q.put(bytes(frame))
+
+    def attach(self, port: int) -> SwitchPortTransport:
+        """A transport for the host wired to `port` (one per port)."""
+        if port in self._queues:
+            raise ValueError(f"switch port {port} already has a host")
+        self._queues[port] = queue.Queue()
+        return SwitchPortTransport(self, port)
+
+    def inject(self, port: int, frame: bytes) -> None:
+        with self._lock:  # worker threads share one switch; its ingress is entered by one of them at a time
+            self.switch.inject(port, frame)
+
+
+class SwitchPortTransport(Transport):
+    """One host's link to a `SwitchPorts` switch port."""
+
+    def __init__(self, ports: SwitchPorts, port: int) -> None:
+        self.ports = ports
+        self.port = port
+        self._queue = ports._queues[port]
+
+    def send(self, frame: bytes | bytearray | memoryview) -> None:
+        self.ports.inject(self.port, bytes(frame))
+
+    def recv(self, timeout: float) -> bytes | None:
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while True:
+            try:
+                frame = self._queue.get(timeout=max(deadline - time.monotonic(), 1e-6))
+            except queue.Empty:
+                return None
+            payload = udp_payload(frame, self.ports.agg_port)
+            if payload is not None:
+                return payload
