@@ -104,11 +104,15 @@ class SwitchClient:
         req = p4runtime_pb2.StreamMessageRequest()
         req.arbitration.device_id = self.device_id
         req.arbitration.election_id.high, req.arbitration.election_id.low = self.election_id
+        while not self._arbitration.empty():  # answers to earlier requests or older announcements
+            self._arbitration.get_nowait()
         self._send(req)
         try:
             update = self._arbitration.get(timeout=self.timeout)
         except queue.Empty:
             raise SwitchUnavailableError(self.name, f"no arbitration answer within {self.timeout:g} s") from None
+        while not self._arbitration.empty():  # keep the newest word on mastership
+            update = self._arbitration.get_nowait()
         self.is_primary = update.status.code == code_pb2.OK
         if not self.is_primary and require_primary:
             raise MastershipError(self.name, "another controller is primary "
@@ -200,8 +204,8 @@ class SwitchClient:
         was_primary = self.is_primary
         now_primary = update.status.code == code_pb2.OK
         self._arbitration.put(update)
+        self.is_primary = now_primary
         if was_primary and not now_primary:
-            self.is_primary = False
             self._emit("mastership_lost", "a controller with a higher election id took over")
         elif now_primary != was_primary:
             self._emit("primary" if now_primary else "backup")
