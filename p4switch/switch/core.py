@@ -1,0 +1,416 @@
+"""The threaded v1model switch: the object the P4Runtime server, the CLI and in-process tests drive.
+
+Threads: one ingress worker (resubmitted/recirculated packets before new ones, as BMv2's input buffer does), one
+egress worker fed by the traffic manager, one delay-line thread for impaired frames, one receive thread per
+AF_PACKET port. gRPC threads call `install_pipeline`, `inject_packet_out` and the admin operations at any time:
+a pipeline swap is one reference assignment (each packet keeps the pipeline it started with, and packets of a
+replaced pipeline still queued are dropped), state changes go through the runtime state's own lock.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from p4.config.v1 import p4info_pb2
+
+from p4switch.exceptions import P4SwitchError
+from p4switch.runtime.context import DROP_PORT
+from p4switch.switch.impairments import DIRECTIONS, Impairment, ImpairmentConfig, ImpairmentError
+from p4switch.switch.pfc import parse_pfc, pause_seconds
+from p4switch.switch.pipeline import Pipeline, build_pipeline
+from p4switch.switch.ports import AfPacketPort, PortCapture
+from p4switch.switch.tm import DEFAULT_QUEUE_DEPTH, TrafficManager
+from p4switch.switch.v1model import IngressPacket, QueuedPacket, V1Model
+
+log = logging.getLogger("p4switch.switch")
+
+INPUT_CAPACITY = 1024  # BMv2's input buffer capacity, per class (normal, resubmit/recirculate)
+
+OutputCallback = Callable[[int, bytes], None]
+
+
+class Switch:
+    """A v1model switch. Create, `install_pipeline`, `add_interface`/`inject`, `start()`, ..., `stop()`."""
+
+    def __init__(
+        self,
+        *,
+        device_id: int = 0,
+        cpu_port: int | None = None,
+        priority_queues: int = 1,
+        queue_depth: int = DEFAULT_QUEUE_DEPTH,
+        seed: int | None = None,
+        honor_pfc: bool = True,
+        link_bps: float = 10e9,
+    ) -> None:
+        if cpu_port is not None and not 0 <= cpu_port < 512:
+            raise P4SwitchError(f"CPU port {cpu_port} out of range 0..511")
+        self.device_id = device_id
+        self.cpu_port = cpu_port
+        self.seed = seed
+        self.honor_pfc = honor_pfc
+        self.link_bps = link_bps
+        self.packet_in_sink: Callable[[bytes], None] | None = None
+        self._start_ns = time.monotonic_ns()
+        self._pipeline: Pipeline | None = None
+        self._install_lock = threading.Lock()
+        self.tm = TrafficManager(priority_queues=priority_queues, default_depth=queue_depth, clock_us=self.now_us)
+        self.engine = V1Model(
+            enqueue=self._tm_enqueue,
+            reinject=self._reinject,
+            transmit=self._transmit,
+            clock_us=self.now_us,
+            priority_queues=priority_queues,
+        )
+        self._in_lock = threading.Lock()
+        self._in_cond = threading.Condition(self._in_lock)
+        self._input_hi: deque[IngressPacket] = deque()
+        self._input_lo: deque[IngressPacket] = deque()
+        self._packet_ids = itertools.count()
+        self._inflight = 0
+        self._idle = threading.Condition(threading.Lock())
+        self._outputs: list[OutputCallback] = []
+        self._ports: dict[int, AfPacketPort] = {}
+        self._capture: PortCapture | None = None
+        self._impair: dict[tuple[int, str], Impairment] = {}
+        self._delay_heap: list[tuple[float, int, int, str, bytes | None]] = []
+        self._delay_seq = itertools.count()
+        self._delay_cond = threading.Condition(threading.Lock())
+        self._threads: list[threading.Thread] = []
+        self._running = False
+        self._stopped = False
+        self.dropped_no_pipeline = 0
+        self.dropped_stale = 0
+        self.dropped_input_full = 0
+        self.pfc_frames_received = 0
+
+    # ------------------------------------------------------------------------------------------ pipeline
+
+    def install_pipeline(self, p4info: p4info_pb2.P4Info, device_config: bytes) -> Pipeline:
+        """Build the new pipeline completely, then swap it in. Raises `DeviceConfigError`; on error the old
+        pipeline keeps running untouched."""
+        pipeline = build_pipeline(p4info, device_config, seed=self.seed, clock_us=self.now_us)
+        with self._install_lock:
+            self._pipeline = pipeline
+        log.info("pipeline %s installed on device %d", pipeline.name or "(unnamed)", self.device_id)
+        return pipeline
+
+    @property
+    def pipeline(self) -> Pipeline | None:
+        return self._pipeline
+
+    @property
+    def state(self) -> Any:
+        pipeline = self._pipeline
+        return pipeline.state if pipeline is not None else None
+
+    def now_us(self) -> int:
+        """Microseconds since the switch was created (BMv2's timestamp base)."""
+        return (time.monotonic_ns() - self._start_ns) // 1000
+
+    # ---------------------------------------------------------------------------------------------- ports
+
+    def add_interface(self, port: int, ifname: str) -> None:
+        """Attach a Linux interface as `port` (AF_PACKET). Raises `SwitchStartError` for a missing one."""
+        if port in self._ports:
+            raise P4SwitchError(f"port {port} is already attached to {self._ports[port].ifname}")
+        if port == self.cpu_port:
+            raise P4SwitchError(f"port {port} is the CPU port")
+        p = AfPacketPort(port, ifname, self._port_receive)
+        self._ports[port] = p
+        if self._running:
+            p.start()
+
+    def enable_capture(self, directory: str, names: dict[int, str] | None = None) -> None:
+        """`--pcap DIR`: capture every port's traffic (names default to the interface names)."""
+        if names is None:
+            names = {port: p.ifname for port, p in self._ports.items()}
+        self._capture = PortCapture(directory, names)
+
+    def add_output_callback(self, fn: OutputCallback) -> None:
+        """`fn(port, frame)` for every frame leaving any port, the CPU port included."""
+        self._outputs.append(fn)
+
+    def remove_output_callback(self, fn: OutputCallback) -> None:
+        self._outputs.remove(fn)
+
+    def inject(self, port: int, frame: bytes) -> None:
+        """A frame arrives on `port` (in-process port API; also what AF_PACKET ports call)."""
+        self._port_receive(port, frame)
+
+    def inject_packet_out(self, frame: bytes) -> None:
+        """A P4Runtime packet-out (the packet_out header already prepended) enters ingress on the CPU port."""
+        if self.cpu_port is None:
+            log.warning("packet-out dropped: the switch has no CPU port (--cpu-port)")
+            return
+        self._push_input(IngressPacket(self.cpu_port, frame, next(self._packet_ids)))
+
+    def _port_receive(self, port: int, frame: bytes) -> None:
+        capture = self._capture
+        if capture is not None:
+            capture.incoming(port, frame)
+        if self.honor_pfc:
+            pauses = parse_pfc(frame)
+            if pauses is not None:
+                self._honor_pfc(port, pauses)
+        imp = self._impair.get((port, "in"))
+        if imp is None:
+            self._push_input(IngressPacket(port, frame, next(self._packet_ids)))
+        else:
+            self._impaired(imp, port, "in", frame)
+
+    def _honor_pfc(self, port: int, pauses: dict[int, int]) -> None:
+        self.pfc_frames_received += 1
+        for prio, quanta in pauses.items():
+            if prio < self.tm.priority_queues:
+                self.tm.pause(port, prio, pause_seconds(quanta, self.link_bps))
+
+    # ------------------------------------------------------------------------------------------ admin ops
+
+    def set_queue_rate(self, port: int, pps: float, priority: int | None = None) -> None:
+        self.tm.set_queue_rate(port, pps, priority)
+
+    def set_queue_depth(self, port: int, depth: int, priority: int | None = None) -> None:
+        self.tm.set_queue_depth(port, depth, priority)
+
+    def set_impairment(
+        self,
+        port: int,
+        direction: str = "both",
+        *,
+        loss: float = 0.0,
+        dup: float = 0.0,
+        reorder: float = 0.0,
+        delay_ms: float = 0.0,
+        jitter_ms: float = 0.0,
+        seed: int = 0,
+    ) -> None:
+        """Impair frames of `port` in `direction` ("in", "out" or "both"); all zero removes the impairment."""
+        if direction not in (*DIRECTIONS, "both"):
+            raise ImpairmentError(f"direction must be 'in', 'out' or 'both', not {direction!r}")
+        dirs = DIRECTIONS if direction == "both" else (direction,)
+        for i, d in enumerate(dirs):
+            config = ImpairmentConfig(loss, dup, reorder, delay_ms, jitter_ms, seed=seed + i)
+            config.validate()
+            if config.active:
+                self._impair[(port, d)] = Impairment(config)
+            else:
+                self._impair.pop((port, d), None)
+
+    def impairment_stats(self) -> dict[str, dict[str, int]]:
+        return {
+            f"{port}/{d}": {"lost": imp.lost, "duplicated": imp.duplicated, "reordered": imp.reordered}
+            for (port, d), imp in sorted(self._impair.items())
+        }
+
+    def stats(self) -> dict[str, Any]:
+        out: dict[str, Any] = asdict(self.engine.counters)
+        out.update(
+            dropped_no_pipeline=self.dropped_no_pipeline,
+            dropped_stale_pipeline=self.dropped_stale,
+            dropped_input_full=self.dropped_input_full,
+            pfc_frames_received=self.pfc_frames_received,
+            queues=[asdict(q) for q in self.tm.stats()],
+            impairments=self.impairment_stats(),
+        )
+        return out
+
+    # ---------------------------------------------------------------------------------------- life cycle
+
+    def start(self) -> None:
+        if self._running or self._stopped:
+            return
+        self._running = True
+        for target, name in ((self._ingress_loop, "ingress"), (self._egress_loop, "egress"), (self._delay_loop, "delay")):
+            t = threading.Thread(target=target, name=f"switch{self.device_id}-{name}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        for p in self._ports.values():
+            p.start()
+
+    def stop(self) -> None:
+        """Stop threads and close ports and captures. Idempotent; the switch cannot be restarted."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._running = False
+        for p in self._ports.values():
+            p.close()
+        self.tm.close()
+        with self._in_cond:
+            self._in_cond.notify_all()
+        with self._delay_cond:
+            self._delay_cond.notify_all()
+        for t in self._threads:
+            t.join(timeout=5.0)
+        if self._capture is not None:
+            self._capture.close()
+        with self._idle:
+            self._idle.notify_all()
+
+    def __enter__(self) -> Switch:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Block until no packet is queued, in a pipeline or in a delay line; False if `timeout` ran out."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._inflight > 0:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._stopped:
+                    return self._inflight == 0
+                self._idle.wait(remaining)
+        return True
+
+    def _busy(self, n: int) -> None:
+        with self._idle:
+            self._inflight += n
+            if self._inflight <= 0:
+                self._inflight = 0
+                self._idle.notify_all()
+
+    # ------------------------------------------------------------------------------------------- workers
+
+    def _push_input(self, pkt: IngressPacket, high: bool = False) -> None:
+        with self._in_cond:
+            queue = self._input_hi if high else self._input_lo
+            if len(queue) >= INPUT_CAPACITY or self._stopped:
+                self.dropped_input_full += 1
+                return
+            self._busy(1)
+            queue.append(pkt)
+            self._in_cond.notify()
+
+    def _reinject(self, pkt: IngressPacket) -> None:
+        self._push_input(pkt, high=True)
+
+    def _ingress_loop(self) -> None:
+        while True:
+            with self._in_cond:
+                while not self._input_hi and not self._input_lo and self._running:
+                    self._in_cond.wait()
+                if not self._running:
+                    return
+                pkt = self._input_hi.popleft() if self._input_hi else self._input_lo.popleft()
+            try:
+                pipeline = self._pipeline
+                if pipeline is None:
+                    self.dropped_no_pipeline += 1
+                else:
+                    self.engine.ingress(pipeline, pkt)
+            except Exception:
+                self.engine.counters.errors += 1
+                log.exception("ingress failed on a packet from port %d; packet dropped", pkt.port)
+            finally:
+                self._busy(-1)
+
+    def _tm_enqueue(self, port: int, priority: int, item: QueuedPacket) -> bool:
+        if port == DROP_PORT:
+            return False
+        self._busy(1)
+        if self.tm.enqueue(port, priority, item):
+            return True
+        self._busy(-1)
+        return False
+
+    def _egress_loop(self) -> None:
+        while self._running:
+            got = self.tm.dequeue()
+            if got is None:
+                return
+            port, _prio, item, depth = got
+            try:
+                if item.pipeline is not self._pipeline:
+                    self.dropped_stale += 1
+                else:
+                    self.engine.egress(item, port, depth)
+            except Exception:
+                self.engine.counters.errors += 1
+                log.exception("egress failed on a packet for port %d; packet dropped", port)
+            finally:
+                self._busy(-1)
+
+    def _transmit(self, port: int, frame: bytes) -> None:
+        imp = self._impair.get((port, "out"))
+        if imp is None:
+            self._emit(port, frame)
+        else:
+            self._impaired(imp, port, "out", frame)
+
+    def _emit(self, port: int, frame: bytes) -> None:
+        capture = self._capture
+        if capture is not None:
+            capture.outgoing(port, frame)
+        if port == self.cpu_port:
+            sink = self.packet_in_sink
+            if sink is not None:
+                try:
+                    sink(frame)
+                except Exception:
+                    log.exception("packet-in sink failed")
+        else:
+            p = self._ports.get(port)
+            if p is not None:
+                p.send(frame)
+        for fn in list(self._outputs):
+            try:
+                fn(port, frame)
+            except Exception:
+                log.exception("output callback failed")
+
+    # ---------------------------------------------------------------------------------------- impairments
+
+    def _impaired(self, imp: Impairment, port: int, direction: str, frame: bytes) -> None:
+        now = time.monotonic()
+        was_holding = imp.holding
+        released = imp.process(frame, now)
+        with self._delay_cond:
+            if imp.holding and not was_holding:
+                self._busy(1)
+                assert imp._held is not None
+                heapq.heappush(self._delay_heap, (imp._held[0], next(self._delay_seq), port, direction, None))
+            elif was_holding and not imp.holding:
+                self._busy(-1)
+            for when, f in released:
+                self._busy(1)
+                heapq.heappush(self._delay_heap, (when, next(self._delay_seq), port, direction, f))
+            self._delay_cond.notify()
+
+    def _deliver(self, port: int, direction: str, frame: bytes) -> None:
+        if direction == "out":
+            self._emit(port, frame)
+        else:
+            self._push_input(IngressPacket(port, frame, next(self._packet_ids)))
+
+    def _delay_loop(self) -> None:
+        while True:
+            with self._delay_cond:
+                while self._running and (not self._delay_heap or self._delay_heap[0][0] > time.monotonic()):
+                    timeout = self._delay_heap[0][0] - time.monotonic() if self._delay_heap else None
+                    self._delay_cond.wait(timeout)
+                if not self._running:
+                    return
+                when, _seq, port, direction, frame = heapq.heappop(self._delay_heap)
+            if frame is None:  # a held-back (reordered) frame's hold time is over
+                imp = self._impair.get((port, direction))
+                if imp is not None and imp.holding:
+                    for _when, f in imp.expire(when):
+                        self._busy(-1)
+                        self._deliver(port, direction, f)
+                continue
+            try:
+                self._deliver(port, direction, frame)
+            finally:
+                self._busy(-1)

@@ -1,0 +1,179 @@
+"""File mode (`simple_switch --use-files 0 -i 0@p0 ...`): read `<name>_in.pcap` per port, write `<name>_out.pcap`.
+
+Deterministic by construction, with no threads and no sleeps. Input frames of all ports are merged by pcap
+timestamp (ties: lower port first, then file order) and each runs to completion before the next one starts:
+ingress, then resubmitted/recirculated packets before anything else (BMv2's input buffer serves them first),
+then the traffic manager is drained in FIFO order per port, each egress output written as it leaves. BMv2 reads
+its ports concurrently, so with input on several ports its interleaving is timing-dependent; ours is this order.
+
+The traffic manager is unbounded here: file mode never drops or delays a packet for queue reasons. Impairments
+configured on ports apply (loss, duplication and reordering; delays only order frames, they take no time).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from p4switch.switch.impairments import Impairment, ImpairmentConfig
+from p4switch.switch.pipeline import Pipeline
+from p4switch.switch.ports import PcapWriter, read_pcap
+from p4switch.switch.tm import TrafficManager
+from p4switch.switch.v1model import IngressPacket, V1Model
+
+log = logging.getLogger("p4switch.switch")
+
+
+class TickClock:
+    """File mode's clock: 1 us per pipeline pass, so timestamps (and meters) are the same on every run. Share
+    one with `build_pipeline(clock_us=...)` so the program's externs see the same time."""
+
+    def __init__(self) -> None:
+        self.now = 0
+
+    def __call__(self) -> int:
+        return self.now
+
+    def tick(self) -> None:
+        self.now += 1
+
+
+@dataclass
+class FileRunResult:
+    """What a file-mode run did: packets read and written per port and the engine's counters."""
+
+    packets_in: dict[int, int] = field(default_factory=dict)
+    packets_out: dict[int, int] = field(default_factory=dict)
+    counters: dict[str, int] = field(default_factory=dict)
+
+
+class FileModeRunner:
+    """Runs a pipeline over pcap files. `ports` maps port numbers to file stems (`0 -> "p0"`)."""
+
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        ports: dict[int, str],
+        *,
+        directory: str | Path = ".",
+        priority_queues: int = 1,
+        cpu_port: int | None = None,
+        impairments: dict[tuple[int, str], ImpairmentConfig] | None = None,
+        clock: TickClock | None = None,
+    ) -> None:
+        self.pipeline = pipeline
+        self.ports = dict(ports)
+        self.directory = Path(directory)
+        self.cpu_port = cpu_port
+        self.clock = clock or TickClock()
+        self.tm = TrafficManager(priority_queues=priority_queues, unbounded=True, clock_us=self.clock)
+        self._reinjected: deque[IngressPacket] = deque()
+        self._outputs: dict[int, list[bytes]] = {p: [] for p in self.ports}
+        self._impair = {key: Impairment(cfg) for key, cfg in (impairments or {}).items() if cfg.active}
+        self.cpu_frames: list[bytes] = []
+        self.engine = V1Model(
+            enqueue=self.tm.enqueue,
+            reinject=self._reinjected.append,
+            transmit=self._transmit,
+            clock_us=self.clock,
+            priority_queues=priority_queues,
+        )
+
+    def _transmit(self, port: int, frame: bytes) -> None:
+        imp = self._impair.get((port, "out"))
+        frames = [frame] if imp is None else [f for _, f in imp.process(frame, 0.0)]
+        for f in frames:
+            if port == self.cpu_port:
+                self.cpu_frames.append(f)
+            out = self._outputs.get(port)
+            if out is not None:
+                out.append(f)
+            # frames for ports that were not attached leave nowhere, as in BMv2
+
+    def read_inputs(self) -> list[tuple[float, int, int, bytes]]:
+        """Every input frame as `(timestamp, port, index, frame)` in processing order."""
+        merged: list[tuple[float, int, int, bytes]] = []
+        for port, stem in sorted(self.ports.items()):
+            path = self.directory / f"{stem}_in.pcap"
+            if not path.exists():
+                continue  # a port without input only produces output
+            for i, (ts, frame) in enumerate(read_pcap(path)):
+                merged.append((ts, port, i, frame))
+        merged.sort(key=lambda x: (x[0], x[1], x[2]))
+        return merged
+
+    def process(self, port: int, frame: bytes, packet_id: int) -> None:
+        """One input frame to completion (with everything it spawns)."""
+        imp = self._impair.get((port, "in"))
+        frames = [frame] if imp is None else [f for _, f in imp.process(frame, 0.0)]
+        for f in frames:
+            self._run(IngressPacket(port, f, packet_id))
+
+    def _run(self, pkt: IngressPacket) -> None:
+        engine = self.engine
+        pending: deque[IngressPacket] = self._reinjected
+        self._safe_ingress(pkt)
+        while True:
+            if pending:
+                self._safe_ingress(pending.popleft())
+                continue
+            got = self.tm.dequeue(timeout=0) if len(self.tm) else None
+            if got is None:
+                return
+            port, _prio, item, depth = got
+            self._tick()
+            try:
+                engine.egress(item, port, depth)
+            except Exception:
+                engine.counters.errors += 1
+                log.exception("egress failed on a packet for port %d; packet dropped", port)
+
+    def _safe_ingress(self, pkt: IngressPacket) -> None:
+        self._tick()
+        try:
+            self.engine.ingress(self.pipeline, pkt)
+        except Exception:
+            self.engine.counters.errors += 1
+            log.exception("ingress failed on a packet from port %d; packet dropped", pkt.port)
+
+    def _tick(self) -> None:
+        self.clock.tick()
+
+    def flush_impairments(self) -> None:
+        for (port, direction), imp in self._impair.items():
+            for _, f in imp.expire(float("inf")):
+                if direction == "out":
+                    out = self._outputs.get(port)
+                    if out is not None:
+                        out.append(f)
+                else:
+                    self._run(IngressPacket(port, f))
+
+    def run(self) -> FileRunResult:
+        """Open every output file first (so each exists even if empty), process all input, write, close."""
+        writers = {port: PcapWriter(self.directory / f"{stem}_out.pcap") for port, stem in self.ports.items()}
+        result = FileRunResult(packets_in={p: 0 for p in self.ports})
+        try:
+            for packet_id, (_ts, port, _i, frame) in enumerate(self.read_inputs()):
+                result.packets_in[port] += 1
+                self.process(port, frame, packet_id)
+            self.flush_impairments()
+            for port, frames in self._outputs.items():
+                w = writers[port]
+                for i, f in enumerate(frames):
+                    w.write(f, timestamp=float(i))
+                result.packets_out[port] = len(frames)
+        finally:
+            for w in writers.values():
+                w.close()
+        result.counters = {k: v for k, v in asdict(self.engine.counters).items() if isinstance(v, int)}
+        return result
+
+    def outputs(self) -> dict[int, list[bytes]]:
+        return self._outputs
+
+    def summary(self) -> dict[str, Any]:
+        return asdict(self.engine.counters)

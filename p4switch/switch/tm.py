@@ -1,0 +1,215 @@
+"""Traffic manager: per egress port and priority FIFO queues with a depth (packets) and a rate (packets/s).
+
+Modelled on BMv2's `QueueingLogicPriRL` as simple_switch uses it: a packet's departure time is fixed when it is
+enqueued (`max(now, previous departure + 1/rate)`), a full queue tail-drops, and the dequeuer serves the highest
+priority queue whose head may depart. `standard_metadata.priority` p maps to BMv2's internal queue `n-1-p`, so a
+larger priority value is served first. A queue can also be paused (802.1Qbb) until a deadline.
+
+File mode builds it with `unbounded=True`: no depth limit and no rate, so no packet is ever dropped or delayed for
+queue reasons (the conformance corpus was made with BMv2's depth raised to 100000 for the same reason).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4switch.exceptions import P4SwitchError
+
+DEFAULT_QUEUE_DEPTH = 64  # BMv2 simple_switch's default egress queue capacity
+
+
+class QueueConfigError(P4SwitchError):
+    """A queue admin operation named a bad priority or a negative depth or rate."""
+
+
+@dataclass
+class _Queue:
+    capacity: int
+    delay: float = 0.0  # seconds between departures; 0 = no rate limit
+    last_departure: float = 0.0
+    paused_until: float = 0.0
+    items: deque[tuple[float, Any]] = field(default_factory=deque)
+    enqueued: int = 0
+    dropped: int = 0
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    port: int
+    priority: int
+    depth: int
+    capacity: int
+    rate_pps: float
+    enqueued: int
+    dropped: int
+
+
+class TrafficManager:
+    """Thread-safe egress queues. `enqueue` never blocks; `dequeue` blocks until a packet may leave, the
+    timeout passes, or `close()` is called."""
+
+    def __init__(
+        self,
+        *,
+        priority_queues: int = 1,
+        default_depth: int = DEFAULT_QUEUE_DEPTH,
+        unbounded: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        clock_us: Callable[[], int] | None = None,
+    ) -> None:
+        if priority_queues < 1 or priority_queues > 32:
+            raise QueueConfigError(f"priority queues must be 1..32, not {priority_queues}")
+        self.priority_queues = priority_queues
+        self.unbounded = unbounded
+        self._default_depth = default_depth
+        self._clock = clock
+        self._clock_us = clock_us or (lambda: int(clock() * 1_000_000))
+        self._queues: dict[tuple[int, int], _Queue] = {}
+        self._port_defaults: dict[int, dict[int, tuple[int | None, float | None]]] = {}
+        self._nonempty: set[tuple[int, int]] = set()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._closed = False
+        self._size = 0
+
+    # ------------------------------------------------------------------------------------------------- admin
+
+    def _queue(self, port: int, priority: int) -> _Queue:
+        q = self._queues.get((port, priority))
+        if q is None:
+            q = _Queue(capacity=self._default_depth)
+            self._queues[(port, priority)] = q
+        return q
+
+    def _priorities(self, priority: int | None) -> range:
+        if priority is None:
+            return range(self.priority_queues)
+        if not 0 <= priority < self.priority_queues:
+            raise QueueConfigError(f"priority {priority} out of range 0..{self.priority_queues - 1}")
+        return range(priority, priority + 1)
+
+    def set_queue_depth(self, port: int, depth: int, priority: int | None = None) -> None:
+        """Capacity in packets of one priority queue of `port`, or of all its queues (BMv2 set_queue_depth)."""
+        if depth < 0:
+            raise QueueConfigError(f"queue depth must be >= 0, not {depth}")
+        with self._lock:
+            for p in self._priorities(priority):
+                self._queue(port, p).capacity = depth
+
+    def set_queue_rate(self, port: int, pps: float, priority: int | None = None) -> None:
+        """Departure rate in packets/s (0 = unlimited) of one or all priority queues of `port`."""
+        if pps < 0:
+            raise QueueConfigError(f"queue rate must be >= 0, not {pps}")
+        with self._lock:
+            for p in self._priorities(priority):
+                self._queue(port, p).delay = 1.0 / pps if pps else 0.0
+            self._cond.notify_all()
+
+    def set_all_queue_depths(self, depth: int) -> None:
+        if depth < 0:
+            raise QueueConfigError(f"queue depth must be >= 0, not {depth}")
+        with self._lock:
+            self._default_depth = depth
+            for q in self._queues.values():
+                q.capacity = depth
+
+    def pause(self, port: int, priority: int, seconds: float) -> None:
+        """Hold queue (port, priority) for `seconds` (0 resumes at once), as a received PFC frame asks."""
+        with self._lock:
+            q = self._queue(port, priority)
+            q.paused_until = self._clock() + seconds if seconds > 0 else 0.0
+            self._cond.notify_all()
+
+    def depth(self, port: int, priority: int | None = None) -> int:
+        with self._lock:
+            if priority is None:
+                return sum(len(q.items) for (p, _), q in self._queues.items() if p == port)
+            q = self._queues.get((port, priority))
+            return len(q.items) if q else 0
+
+    def stats(self) -> list[QueueStats]:
+        with self._lock:
+            return [
+                QueueStats(port, prio, len(q.items), q.capacity, 1.0 / q.delay if q.delay else 0.0, q.enqueued, q.dropped)
+                for (port, prio), q in sorted(self._queues.items())
+            ]
+
+    def __len__(self) -> int:
+        return self._size
+
+    # -------------------------------------------------------------------------------------------- data path
+
+    def enqueue(self, port: int, priority: int, item: Any) -> bool:
+        """Queue `item`; False when the queue is full (tail drop). Sets `item.enq_timestamp` (us) and
+        `item.enq_qdepth` (packets already in the queue) when the item has them."""
+        with self._lock:
+            if self._closed:
+                return False
+            q = self._queue(port, priority)
+            depth = len(q.items)
+            if not self.unbounded and depth >= q.capacity:
+                q.dropped += 1
+                return False
+            now = self._clock()
+            if q.delay and not self.unbounded:
+                departure = max(now, q.last_departure + q.delay)
+                q.last_departure = departure
+            else:
+                departure = now
+            if hasattr(item, "enq_qdepth"):
+                item.enq_qdepth = depth
+                item.enq_timestamp = self._clock_us()
+            q.items.append((departure, item))
+            q.enqueued += 1
+            self._size += 1
+            if depth == 0:
+                self._nonempty.add((port, priority))
+            self._cond.notify()
+            return True
+
+    def dequeue(self, timeout: float | None = None) -> tuple[int, int, Any, int] | None:
+        """The next packet allowed to leave: `(port, priority, item, depth_after)`; None on timeout/close."""
+        deadline = None if timeout is None else self._clock() + timeout
+        with self._lock:
+            while True:
+                if self._closed:
+                    return None
+                now = self._clock()
+                best: tuple[int, int] | None = None
+                best_key: tuple[int, float] = (-1, 0.0)
+                wake = float("inf")
+                for key in self._nonempty:
+                    q = self._queues[key]
+                    departure = q.items[0][0]
+                    if q.paused_until > now:
+                        wake = min(wake, q.paused_until)
+                        continue
+                    if departure > now:
+                        wake = min(wake, departure)
+                        continue
+                    rank = (key[1], -departure)
+                    if best is None or rank > best_key:
+                        best, best_key = key, rank
+                if best is not None:
+                    q = self._queues[best]
+                    _, item = q.items.popleft()
+                    self._size -= 1
+                    if not q.items:
+                        self._nonempty.discard(best)
+                    return best[0], best[1], item, len(q.items)
+                if deadline is not None:
+                    if now >= deadline:
+                        return None
+                    wake = min(wake, deadline)
+                self._cond.wait(None if wake == float("inf") else max(wake - now, 0.0))
+
+    def close(self) -> None:
+        """Wake every waiting dequeuer; later enqueues are refused."""
+        with self._lock:
+            self._closed = True
+            self._cond.notify_all()
