@@ -1,0 +1,145 @@
+"""An emulated fabric: a Mininet network of P4 switches (one `Target`) and hosts, recorded in a `RunState` so that
+it is always torn down, also after a crash. Use as a context manager; `stop()` is idempotent."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+from mininet.log import setLogLevel
+from mininet.net import Mininet
+from mininet.node import Host
+
+from p4fabric.cleanup import RunState
+from p4fabric.exceptions import FabricError, FabricStartError
+from p4fabric.node import P4Link, P4Switch
+from p4fabric.topofile import write_topology_file
+from p4fabric.topos import FabricTopo
+from p4ina.targets import Target, get_target
+from p4ina.targets.process import OWNER_ENV
+
+
+class Fabric:
+    """Mininet fabric of `P4Switch`es for `topo`; logs (and pcaps) under `out_dir/logs`."""
+
+    def __init__(self, topo: FabricTopo, *, target: str | Target = "embedded", out_dir: Path,
+                 run: RunState | None = None, pcap: bool = False, verbose: bool = False, cpu_port: int | None = None,
+                 device_config: Path | None = None, start_timeout: float = 60.0, mininet_log: str = "warning") -> None:
+        self.topo = topo
+        self.target = target if isinstance(target, Target) else get_target(target)
+        self.out_dir = out_dir
+        self.log_dir = out_dir / "logs"
+        self.run = run or RunState()
+        self.cpu_port = cpu_port
+        self._switch_factory = functools.partial(
+            P4Switch, target=self.target, log_dir=self.log_dir, pcap=pcap, verbose=verbose, cpu_port=cpu_port,
+            device_config=device_config, owner=self.run.run_id, pid_dir=self.run.dir / "pids",
+            start_timeout=start_timeout)
+        self.net: Mininet | None = None
+        self._mininet_log = mininet_log
+
+    # -- life cycle --
+
+    def start(self) -> Fabric:
+        if os.geteuid() != 0:
+            raise FabricStartError("an emulated fabric needs root (network namespaces and veth pairs)")
+        setLogLevel(self._mininet_log)
+        self.run.create()
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        os.environ[OWNER_ENV] = self.run.run_id  # inherited by Mininet's node shells and everything they start
+        self.net = Mininet(topo=self.topo, switch=self._switch_factory, link=P4Link, host=Host, controller=None,
+                           build=False, autoSetMacs=False, autoStaticArp=False, waitConnected=False)
+        try:
+            self.net.build()
+            self._record_nodes()
+            self.net.start()
+            self.net.staticArp()
+            for host in self.net.hosts:
+                host.cmd("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1")
+        except BaseException as exc:
+            self.stop()
+            if isinstance(exc, FabricError | KeyboardInterrupt | SystemExit):
+                raise
+            raise FabricStartError(f"could not build the fabric: {exc}") from exc
+        return self
+
+    def _record_nodes(self) -> None:
+        assert self.net is not None
+        for node in [*self.net.hosts, *self.net.switches]:
+            if node.pid:
+                self.run.record_pid(f"shell-{node.name}", node.pid)
+        self.run.record_interfaces(intf.name for sw in self.net.switches for intf in sw.intfList()
+                                   if intf.name != "lo")
+
+    def stop(self) -> None:
+        net, self.net = self.net, None
+        if net is not None:
+            with contextlib.suppress(Exception):
+                net.stop()
+        self.run.cleanup()
+
+    def __enter__(self) -> Fabric:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- access --
+
+    def _require_net(self) -> Mininet:
+        if self.net is None:
+            raise FabricError("the fabric is not running")
+        return self.net
+
+    @property
+    def switches(self) -> list[P4Switch]:
+        return list(self._require_net().switches)
+
+    @property
+    def hosts(self) -> list[Host]:
+        return list(self._require_net().hosts)
+
+    def node(self, name: str) -> Any:
+        net = self._require_net()
+        if name not in net.nameToNode:
+            raise FabricError(f"no node {name!r} in the fabric")
+        return net.nameToNode[name]
+
+    def switch(self, name: str) -> P4Switch:
+        node = self.node(name)
+        if not isinstance(node, P4Switch):
+            raise FabricError(f"{name} is not a switch")
+        return node
+
+    def grpc_addresses(self) -> dict[str, str]:
+        return {sw.name: sw.grpc_address for sw in self.switches}
+
+    def write_topology(self, path: Path) -> Any:
+        """Write the controller's topology file; returns the controller `Topology`."""
+        return write_topology_file(path, self.topo, self.grpc_addresses(),
+                                   cpu_ports={sw.name: self.cpu_port for sw in self.switches})
+
+    def set_link(self, a: str, b: str, up: bool) -> None:
+        """Bring the link between nodes `a` and `b` down or up (both ends), as a cable pull would."""
+        net = self._require_net()
+        links = net.linksBetween(self.node(a), self.node(b))
+        if not links:
+            raise FabricError(f"no link between {a} and {b}")
+        net.configLinkStatus(a, b, "up" if up else "down")
+
+    def popen(self, host: str, argv: list[str], *, name: str, log_file: Path, env: dict[str, str] | None = None,
+              cwd: Path | None = None) -> Any:
+        """Start `argv` in host `host`'s namespace with output to `log_file`; its PID is recorded for clean-up."""
+        node = self.node(host)
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(log_file, "ab")  # closed by the caller, with the process
+        child_env = dict(os.environ)
+        child_env.update(env or {})
+        child_env[OWNER_ENV] = self.run.run_id
+        proc = node.popen(argv, stdout=handle, stderr=handle, env=child_env, cwd=str(cwd) if cwd else None)
+        proc.log_handle = handle
+        self.run.record_pid(name, proc.pid)
+        return proc
