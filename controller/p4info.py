@@ -177,10 +177,9 @@ class P4InfoHelper:
                 entry.match.append(fm)
         if action is not None:
             allowed = {ref.id for ref in info.action_refs}
-            action_msg = self.action(action, params)
-            if action_msg.action_id not in allowed:
+            if self.action_id(action) not in allowed:
                 raise P4InfoError(f"action {action} is not an action of table {info.preamble.name}")
-            entry.action.action.CopyFrom(action_msg)
+            entry.action.action.CopyFrom(self.action(action, params))
         if self.needs_priority(table) and not default and priority <= 0:
             raise P4InfoError(f"table {info.preamble.name} has ternary/range/optional keys: give a priority > 0")
         return entry
