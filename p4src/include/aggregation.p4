@@ -1,0 +1,166 @@
+// p4ina: the slot state and its update (SwitchML's scheme, extended to trees; docs/protocol.md "Slots and
+// versions"). Every register a packet touches is read, modified and written inside ONE action (`update` or
+// `store_result`): BMv2 ignores @atomic but serialises the register accesses of a single action.
+#ifndef P4INA_AGGREGATION_P4
+#define P4INA_AGGREGATION_P4
+
+#include "headers.p4"
+
+#define SLOT_REGISTER(n) register<bit<32>>(AGG_CELLS) agg_v##n;
+// Add the packet's element into the slot (the first contribution of a round overwrites: keep == 0), saturating,
+// and leave the slot's value in the header (the sum so far, or the stored value for a retransmission).
+#define ACCUMULATE(n) {                                              \
+        bit<32> t;                                                   \
+        agg_v##n.read(t, cell);                                      \
+        if (add == 1) {                                              \
+            bit<32> base = t & keep;                                 \
+            int<32> sat = (int<32>)base |+| (int<32>)hdr.vals32.v##n; \
+            if ((bit<32>)sat != base + hdr.vals32.v##n) {            \
+                meta.agg.overflow = 1;                               \
+            }                                                        \
+            t = (bit<32>)sat;                                        \
+            agg_v##n.write(cell, t);                                 \
+        }                                                            \
+        hdr.vals32.v##n = t;                                         \
+    }
+#define STORE(n) agg_v##n.write(cell, hdr.vals32.v##n);
+
+control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
+    // Per cell ((slot << 1) | version): children seen, how many, the round's seq, the sum of the children's
+    // `count`s, the sum of their checksums, STATUS_* bits (+ the stored RESULT's fmt in bits 4-5, exp in 8-15).
+    register<bit<32>>(AGG_CELLS) agg_bitmap;
+    register<bit<8>>(AGG_CELLS) agg_child_count;
+    register<bit<32>>(AGG_CELLS) agg_round_seq;
+    register<bit<16>>(AGG_CELLS) agg_contributions;
+    register<bit<32>>(AGG_CELLS) agg_checksum;
+    register<bit<32>>(AGG_CELLS) agg_status;
+    ALL64(SLOT_REGISTER)
+
+    // A DATA (or a partial sum from a child switch).
+    action update() {
+        bit<32> cell = meta.agg.cell;
+        bit<32> other = cell ^ 1;
+        bit<32> me = (bit<32>)1 << hdr.agg.child;
+        bit<32> seen;
+        agg_bitmap.read(seen, cell);
+        bit<32> seen_other;
+        agg_bitmap.read(seen_other, other);
+        bit<8> count;
+        agg_child_count.read(count, cell);
+        bit<32> round;
+        agg_round_seq.read(round, cell);
+        bit<16> contributions;
+        agg_contributions.read(contributions, cell);
+        bit<32> checksum;
+        agg_checksum.read(checksum, cell);
+        bit<32> status;
+        agg_status.read(status, cell);
+
+        bit<1> add = 0;
+        bit<32> keep = 0xffffffff;
+        if ((seen & me) != 0) {
+            // A retransmission: never counted twice.
+            if (round != hdr.agg.seq) {
+                meta.agg.verdict = VERDICT_DROP;
+                meta.agg.drop_reason = DROP_STALE;
+            } else if (count != 0) {
+                meta.agg.verdict = VERDICT_DROP;
+                meta.agg.drop_reason = DROP_DUPLICATE;
+            } else if ((status & STATUS_READY) != 0) {
+                meta.agg.verdict = VERDICT_REPLY;
+            } else {
+                meta.agg.verdict = VERDICT_RESEND_UP;
+            }
+        } else if (count != 0 && round != hdr.agg.seq) {
+            meta.agg.verdict = VERDICT_DROP;
+            meta.agg.drop_reason = DROP_STALE;
+        } else {
+            add = 1;
+            if (count == 0) {
+                // First contribution of a new round: the previous round's state is overwritten, not reset.
+                keep = 0;
+                seen = 0;
+                contributions = 0;
+                checksum = 0;
+                status = 0;
+            }
+            agg_bitmap.write(cell, seen | me);
+            agg_bitmap.write(other, seen_other & ~me);
+            agg_round_seq.write(cell, hdr.agg.seq);
+            count = count + 1;
+            contributions = contributions + hdr.agg.count;
+            checksum = checksum + hdr.agg.csum;
+            if ((hdr.agg.flags & FLAG_OVERFLOW) != 0) {
+                status = status | STATUS_OVERFLOW;
+            }
+        }
+
+        ALL64(ACCUMULATE)
+
+        if (add == 1) {
+            if (meta.agg.overflow == 1) {
+                status = status | STATUS_OVERFLOW;
+            }
+            if (count == meta.agg.children) {
+                count = 0;
+                if (meta.agg.is_root == 1) {
+                    status = status | STATUS_READY;
+                    meta.agg.verdict = VERDICT_DOWN;
+                } else {
+                    meta.agg.verdict = VERDICT_UP;
+                }
+            } else {
+                meta.agg.verdict = VERDICT_ABSORBED;
+            }
+            agg_child_count.write(cell, count);
+            agg_contributions.write(cell, contributions);
+            agg_checksum.write(cell, checksum);
+            agg_status.write(cell, status);
+        }
+        hdr.agg.count = contributions;
+        hdr.agg.csum = checksum;
+        meta.agg.status = status;
+    }
+
+    // A RESULT from the parent: kept with the slot (later retransmissions are answered here) and sent down.
+    action store_result() {
+        bit<32> cell = meta.agg.cell;
+        bit<32> seen;
+        agg_bitmap.read(seen, cell);
+        bit<8> count;
+        agg_child_count.read(count, cell);
+        bit<32> round;
+        agg_round_seq.read(round, cell);
+        if (seen == 0 || count != 0 || round != hdr.agg.seq) {
+            // Not the RESULT of this slot's current, locally complete round.
+            meta.agg.verdict = VERDICT_DROP;
+            meta.agg.drop_reason = DROP_STALE;
+        } else {
+            bit<32> status = STATUS_READY | ((bit<32>)hdr.agg.fmt << 4) | ((bit<32>)hdr.agg.exp << 8);
+            if ((hdr.agg.flags & FLAG_OVERFLOW) != 0) {
+                status = status | STATUS_OVERFLOW;
+            }
+            if ((hdr.agg.flags & FLAG_CORRUPT) != 0) {
+                status = status | STATUS_CORRUPT;
+            }
+            agg_status.write(cell, status);
+            agg_contributions.write(cell, hdr.agg.count);
+            agg_checksum.write(cell, hdr.agg.csum);
+            ALL64(STORE)
+            meta.agg.status = status;
+            meta.agg.verdict = VERDICT_DOWN;
+        }
+    }
+
+    apply {
+        if (meta.agg.verdict == VERDICT_ADMITTED) {
+            if ((hdr.agg.flags & FLAG_RESULT) != 0) {
+                store_result();
+            } else {
+                update();
+            }
+        }
+    }
+}
+
+#endif  // P4INA_AGGREGATION_P4

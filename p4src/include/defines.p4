@@ -1,0 +1,83 @@
+// p4ina: constants and sizes shared by every part of the program. Sizes are #defines so that a build can resize
+// the register arrays (e.g. -DAGG_SLOTS=4096) without touching the code.
+#ifndef P4INA_DEFINES_P4
+#define P4INA_DEFINES_P4
+
+// ---- sizes ----------------------------------------------------------------------------------------------------
+#ifndef AGG_SLOTS
+#define AGG_SLOTS 512            // aggregation slots per switch, shared by all jobs (each job owns a range)
+#endif
+#define AGG_CELLS 1024           // register cells per value array: 2 versions x AGG_SLOTS (keep = 2 * AGG_SLOTS)
+#ifndef MAX_JOBS
+#define MAX_JOBS 16              // job indices 0..MAX_JOBS-1 (the controller maps job ids to indices)
+#endif
+#define DROP_REASONS 8           // rows of agg_drops per job
+#define DROP_ROWS 136            // (MAX_JOBS + 1) * DROP_REASONS: one more row set for packets of unknown jobs
+#define JOB_ROWS 17              // MAX_JOBS + 1
+#define NUM_PORTS 512            // 9-bit port space (per-port counters)
+#define JOB_TABLE_SIZE 1024
+#define CHILD_TABLE_SIZE 4096
+#define NEIGHBOR_TABLE_SIZE 4096
+#define LPM_TABLE_SIZE 4096
+#define ECMP_TABLE_SIZE 1024
+#define L2_TABLE_SIZE 4096
+
+// ---- protocol constants (docs/protocol.md) --------------------------------------------------------------------
+#define AGG_PORT 0xBEE0
+const bit<16> ETHERTYPE_IPV4 = 0x0800;
+const bit<16> ETHERTYPE_MAC_CONTROL = 0x8808;   // IEEE 802.3 MAC control: PAUSE and 802.1Qbb PFC
+const bit<16> PFC_OPCODE = 0x0101;
+const bit<8> IP_PROTO_TCP = 6;
+const bit<8> IP_PROTO_UDP = 17;
+
+const bit<2> FMT_INT32 = 0;
+const bit<2> FMT_INT16 = 1;
+const bit<2> FMT_INT8 = 2;
+
+const bit<6> FLAG_RESULT = 0x01;
+const bit<6> FLAG_RETX = 0x02;
+const bit<6> FLAG_OVERFLOW = 0x04;
+const bit<6> FLAG_CORRUPT = 0x08;
+
+// Header lengths for the length fields of packets whose value format the switch changes.
+const bit<16> IPV4_UDP_AGG_LEN = 52;            // IPv4 (20) + UDP (8) + aggregation header (24)
+const bit<16> UDP_AGG_LEN = 32;                 // UDP (8) + aggregation header (24)
+
+// ---- priorities -----------------------------------------------------------------------------------------------
+const bit<3> PRIO_GRADIENT = 7;                 // aggregation traffic: above everything else
+const bit<3> PRIO_DEFAULT = 0;
+
+// ---- drop reasons (column of agg_drops; docs/p4-program.md) ----------------------------------------------------
+const bit<8> DROP_UNKNOWN_JOB = 0;    // no `job` entry for the packet's job id
+const bit<8> DROP_NOT_ADMITTED = 1;   // (ingress port, job, child) not admitted, or a RESULT not from the parent
+const bit<8> DROP_SLOT_RANGE = 2;     // slot index outside the job's pool
+const bit<8> DROP_BAD_FORMAT = 3;     // fmt 3, truncated packet, bad IPv4 checksum, or exponent below the job's scale
+const bit<8> DROP_DUPLICATE = 4;      // retransmission to a slot that is not complete yet (harmless)
+const bit<8> DROP_STALE = 5;          // packet of another round (seq differs from the slot's round)
+
+// ---- what the aggregation step decided (agg_meta_t.verdict) ----------------------------------------------------
+const bit<3> VERDICT_DROP = 0;        // dropped; reason in drop_reason
+const bit<3> VERDICT_ABSORBED = 1;    // added to the slot, slot not complete: nothing to send
+const bit<3> VERDICT_UP = 2;          // slot complete at a non-root: send the partial sum to the parent
+const bit<3> VERDICT_DOWN = 3;        // a RESULT to multicast to all children (root completion or parent's RESULT)
+const bit<3> VERDICT_REPLY = 4;       // retransmission to a completed slot: unicast the stored RESULT back
+const bit<3> VERDICT_RESEND_UP = 5;   // retransmission to a slot complete here but without RESULT: resend upwards
+const bit<3> VERDICT_ADMITTED = 6;    // passed admission, not processed yet
+
+const bit<32> INT32_MAX = 0x7fffffff;
+const bit<32> INT32_MIN = 0x80000000;
+
+// Slot status register bits.
+const bit<32> STATUS_READY = 0x1;     // the slot holds the RESULT of its round
+const bit<32> STATUS_OVERFLOW = 0x2;  // some element saturated in this round
+const bit<32> STATUS_CORRUPT = 0x4;   // the RESULT from the parent carried CORRUPT
+
+typedef bit<9> port_t;
+typedef bit<48> mac_addr_t;
+typedef bit<32> ipv4_addr_t;
+
+// One value of the 64-value vector: V(n) for n = 00..77 (two octal digits: row, column).
+#define ROW8(M, r) M(r##0) M(r##1) M(r##2) M(r##3) M(r##4) M(r##5) M(r##6) M(r##7)
+#define ALL64(M) ROW8(M, 0) ROW8(M, 1) ROW8(M, 2) ROW8(M, 3) ROW8(M, 4) ROW8(M, 5) ROW8(M, 6) ROW8(M, 7)
+
+#endif  // P4INA_DEFINES_P4

@@ -1,0 +1,182 @@
+// p4ina: in-switch quantization (docs/protocol.md, "Quantization").
+// - AggWidenIngress: every aggregation packet is turned into 64 x int32 in hdr.vals32. A DATA is also aligned to
+//   the job's scale E (shift left by exp - E, saturating), so all sums of a job share one fixed-point scale.
+// - AggNarrowIngress: what leaves in a narrow format is narrowed again. At the root the shift comes from the data:
+//   the OR of the magnitudes of the 64 sums and a ternary table for its most significant bit.
+#ifndef P4INA_QUANTIZATION_P4
+#define P4INA_QUANTIZATION_P4
+
+#include "headers.p4"
+#include "checksum.p4"
+
+#define WIDEN16(n) hdr.vals32.v##n = (bit<32>)(int<32>)(int<16>)hdr.vals16.v##n;
+#define WIDEN8(n) hdr.vals32.v##n = (bit<32>)(int<32>)(int<8>)hdr.vals8.v##n;
+// x << d must shift back to x, otherwise the element does not fit int32: clamp it and flag the overflow.
+#define ALIGN(n) {                                                   \
+        int<32> x = (int<32>)hdr.vals32.v##n;                        \
+        int<32> y = x << d;                                          \
+        if ((y >> d) != x) {                                         \
+            meta.agg.overflow = 1;                                   \
+            if (x < 0) { y = (int<32>)INT32_MIN; } else { y = (int<32>)INT32_MAX; } \
+        }                                                            \
+        hdr.vals32.v##n = (bit<32>)y;                                \
+    }
+
+control AggWidenIngress(inout headers_t hdr, inout metadata_t meta) {
+    action widen16() {
+        hdr.vals32.setValid();
+        ALL64(WIDEN16)
+        hdr.vals16.setInvalid();
+    }
+
+    action widen8() {
+        hdr.vals32.setValid();
+        ALL64(WIDEN8)
+        hdr.vals8.setInvalid();
+    }
+
+    // Multiply by 2^d (mod 2^32 for the checksum, which stays exact; saturating for the values).
+    action align(bit<8> d) {
+        ALL64(ALIGN)
+        hdr.agg.csum = hdr.agg.csum << d;
+    }
+
+    apply {
+        if (meta.agg.verdict == VERDICT_ADMITTED) {
+            if (hdr.vals16.isValid()) {
+                widen16();
+            } else if (hdr.vals8.isValid()) {
+                widen8();
+            }
+            if ((hdr.agg.flags & FLAG_RESULT) == 0) {
+                int<16> d = (int<16>)(int<8>)hdr.agg.exp - (int<16>)(int<8>)meta.agg.scale;
+                if (d < 0) {
+                    meta.agg.verdict = VERDICT_DROP;
+                    meta.agg.drop_reason = DROP_BAD_FORMAT;
+                } else {
+                    if (d != 0) {
+                        align((bit<8>)(bit<16>)d);
+                    }
+                    hdr.agg.exp = meta.agg.scale;
+                    hdr.agg.fmt = FMT_INT32;
+                }
+            }
+        }
+    }
+}
+
+#define MAGNITUDE(n) {                                               \
+        bit<32> v = hdr.vals32.v##n;                                 \
+        if (v[31:31] == 1) { v = ~v; }                               \
+        mag = mag | v;                                               \
+    }
+#define NARROW16(n) hdr.vals16.v##n = (bit<16>)(bit<32>)((int<32>)hdr.vals32.v##n >> s);
+#define NARROW8(n) hdr.vals8.v##n = (bit<8>)(bit<32>)((int<32>)hdr.vals32.v##n >> s);
+#define MSB(k) (32w1 << k) &&& ~((32w1 << k) - 1) : set_msb(k);
+
+control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
+    // Bits a two's-complement value needs are msb(x >= 0 ? x : ~x) + 2, so the OR of those magnitudes bounds
+    // every element of the vector at once.
+    action compute_magnitude() {
+        bit<32> mag = 0;
+        ALL64(MAGNITUDE)
+        meta.agg.magnitude = mag;
+    }
+
+    action set_msb(bit<8> msb) {
+        meta.agg.msb = msb;
+        meta.agg.msb_hit = 1;
+    }
+
+    // Most significant set bit of the magnitude: entry k matches 0...01xxxx with the 1 at bit k.
+    table msb {
+        key = {
+            meta.agg.magnitude : ternary;
+        }
+        actions = {
+            set_msb;
+            @defaultonly NoAction;
+        }
+        const default_action = NoAction();
+        const entries = {
+            MSB(31) MSB(30) MSB(29) MSB(28) MSB(27) MSB(26) MSB(25) MSB(24)
+            MSB(23) MSB(22) MSB(21) MSB(20) MSB(19) MSB(18) MSB(17) MSB(16)
+            MSB(15) MSB(14) MSB(13) MSB(12) MSB(11) MSB(10) MSB(9) MSB(8)
+            MSB(7) MSB(6) MSB(5) MSB(4) MSB(3) MSB(2) MSB(1) MSB(0)
+        }
+    }
+
+    // The root checks its slot before the checksum is replaced by that of the narrow values.
+    action check_sum32() {
+        bit<32> acc = 0;
+        ALL64(LINADD32)
+        if (acc != hdr.agg.csum && (hdr.agg.flags & FLAG_OVERFLOW) == 0) {
+            hdr.agg.flags = hdr.agg.flags | FLAG_CORRUPT;
+        }
+    }
+
+    action narrow16(bit<8> s) {
+        hdr.vals16.setValid();
+        ALL64(NARROW16)
+        hdr.vals32.setInvalid();
+        hdr.agg.fmt = FMT_INT16;
+    }
+
+    action narrow8(bit<8> s) {
+        hdr.vals8.setValid();
+        ALL64(NARROW8)
+        hdr.vals32.setInvalid();
+        hdr.agg.fmt = FMT_INT8;
+    }
+
+    action resum16() {
+        bit<32> acc = 0;
+        ALL64(LINADD16)
+        hdr.agg.csum = acc;
+    }
+
+    action resum8() {
+        bit<32> acc = 0;
+        ALL64(LINADD8)
+        hdr.agg.csum = acc;
+    }
+
+    // The root requantizes a RESULT to the job's result format with the shift the data needs.
+    action requantize_width(bit<8> width) {
+        meta.agg.shift = 0;
+        if (meta.agg.msb_hit == 1 && meta.agg.msb + 2 > width) {
+            meta.agg.shift = meta.agg.msb + 2 - width;
+        }
+        hdr.agg.exp = (bit<8>)((int<8>)meta.agg.scale + (int<8>)meta.agg.shift);
+    }
+
+    apply {
+        bool result = meta.agg.verdict == VERDICT_DOWN || meta.agg.verdict == VERDICT_REPLY;
+        if (result && meta.agg.is_root == 1) {
+            if (meta.agg.result_fmt != FMT_INT32) {
+                compute_magnitude();
+                msb.apply();
+                check_sum32();
+                if (meta.agg.result_fmt == FMT_INT16) {
+                    requantize_width(16);
+                    narrow16(meta.agg.shift);
+                    resum16();
+                } else {
+                    requantize_width(8);
+                    narrow8(meta.agg.shift);
+                    resum8();
+                }
+            }
+        } else if (result) {
+            // A non-root passes a RESULT down in the format the root chose (stored with the slot): the elements
+            // fit, so narrowing by 0 gives back the very bytes that arrived, checksum untouched.
+            if (hdr.agg.fmt == FMT_INT16) {
+                narrow16(0);
+            } else if (hdr.agg.fmt == FMT_INT8) {
+                narrow8(0);
+            }
+        }
+    }
+}
+
+#endif  // P4INA_QUANTIZATION_P4
