@@ -94,14 +94,13 @@ class Switch:
 
     # ------------------------------------------------------------------------------------------ pipeline
 
-    def install_pipeline(self, p4info: p4info_pb2.P4Info, device_config: bytes) -> Pipeline:
+    def install_pipeline(self, p4info: p4info_pb2.P4Info, device_config: bytes) -> None:
         """Build the new pipeline completely, then swap it in. Raises `DeviceConfigError`; on error the old
         pipeline keeps running untouched."""
         pipeline = build_pipeline(p4info, device_config, seed=self.seed, clock_us=self.now_us)
         with self._install_lock:
             self._pipeline = pipeline
         log.info("pipeline %s installed on device %d", pipeline.name or "(unnamed)", self.device_id)
-        return pipeline
 
     @property
     def pipeline(self) -> Pipeline | None:

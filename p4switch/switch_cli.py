@@ -1,0 +1,299 @@
+"""`p4ina switch`: run the embedded v1model switch with simple_switch(_grpc)'s flags.
+
+    p4ina switch prog.json -i 0@p0 -i 1@p1 --use-files 0            # pcap files p0_in.pcap -> p0_out.pcap, then exit
+    p4ina switch prog.json -i 1@veth1 -i 2@veth2 --grpc-server-addr 127.0.0.1:9559 --cpu-port 255
+    p4ina switch --no-p4 -i 1@veth1 --grpc-server-addr 0.0.0.0:9559  # wait for a pipeline over P4Runtime
+
+Errors are one line on stderr and exit status 1 (2 for bad flags); SIGTERM/SIGINT stop a live switch cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from p4switch.exceptions import DeviceConfigError, P4SwitchError, SwitchStartError
+
+log = logging.getLogger("p4switch.switch")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "switch",
+        help="run the embedded v1model switch (pcap files or Linux interfaces, P4Runtime server)",
+        description="Run the embedded v1model switch. Flags follow BMv2's simple_switch / simple_switch_grpc.",
+    )
+    p.add_argument("device_config", nargs="?", metavar="DEVICE_CONFIG", help="compiler output (<name>.json)")
+    p.add_argument("--no-p4", action="store_true", help="start without a pipeline (push one over P4Runtime)")
+    p.add_argument(
+        "-i", "--interface", action="append", default=[], metavar="N@NAME",
+        help="attach port N to interface NAME (or to pcap files NAME_in/NAME_out.pcap with --use-files)",
+    )
+    p.add_argument(
+        "--use-files", type=int, metavar="WAIT", default=None,
+        help="pcap file mode; WAIT (seconds in BMv2) is accepted and not needed: processing is deterministic",
+    )
+    p.add_argument("--files-dir", default=".", metavar="DIR", help="where the pcap files of --use-files are")
+    p.add_argument("--device-id", type=int, default=0, metavar="N")
+    p.add_argument("--grpc-server-addr", metavar="HOST:PORT", help="serve P4Runtime on this address")
+    p.add_argument("--cpu-port", type=int, default=None, metavar="N", help="port number of the CPU (packet-in/out)")
+    p.add_argument("--priority-queues", type=int, default=1, metavar="N", help="egress queues per port")
+    p.add_argument("--queue-depth", type=int, default=None, metavar="PKTS", help="initial depth of every queue")
+    p.add_argument("--log-console", action="store_true", help="log to stderr (per-packet events at debug level)")
+    p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    p.add_argument("--pcap", nargs="?", const=".", default=None, metavar="DIR", help="capture every port to DIR")
+    p.add_argument("--entries", metavar="FILE", help="P4Runtime WriteRequest (text format) to install first")
+    p.add_argument("--p4info", metavar="FILE", help="P4Info (default: <name>.p4info.txtpb next to the config)")
+    p.add_argument("--seed", type=int, default=None, help="seed for random() and hash 'random'")
+    p.add_argument(
+        "--impair", action="append", default=[], metavar="PORT[:DIR]:K=V,...",
+        help="impair a port, e.g. 1:out:loss=0.1,dup=0.01,reorder=0.05,delay_ms=2,jitter_ms=1,seed=7",
+    )
+    p.set_defaults(handler=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    _configure_logging(args)
+    try:
+        if args.use_files is not None:
+            return _run_files(args)
+        return _run_live(args)
+    except P4SwitchError as exc:
+        print(f"p4ina switch: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _configure_logging(args: argparse.Namespace) -> None:
+    level = logging.DEBUG if args.log_console and args.log_level == "debug" else getattr(logging, args.log_level.upper())
+    if args.log_console:
+        logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    else:
+        logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="p4ina switch: %(levelname)s: %(message)s")
+
+
+# --------------------------------------------------------------------------------------------------- config
+
+
+def _load_program(args: argparse.Namespace) -> tuple[Any, bytes] | None:
+    from p4switch.switch.pipeline import default_p4info_path, load_p4info
+
+    if args.no_p4:
+        if args.device_config:
+            raise SwitchStartError("give either DEVICE_CONFIG or --no-p4, not both")
+        return None
+    if not args.device_config:
+        raise SwitchStartError("no DEVICE_CONFIG given (use --no-p4 to start without a pipeline)")
+    config_path = Path(args.device_config)
+    try:
+        device_config = config_path.read_bytes()
+    except OSError as exc:
+        raise DeviceConfigError(f"cannot read device config {config_path}: {exc.strerror}") from None
+    p4info_path = Path(args.p4info) if args.p4info else default_p4info_path(config_path)
+    if not p4info_path.exists():
+        raise DeviceConfigError(f"no P4Info at {p4info_path} (give --p4info FILE)")
+    return load_p4info(p4info_path), device_config
+
+
+def _interfaces(args: argparse.Namespace) -> dict[int, str]:
+    from p4switch.switch.ports import parse_interface_spec
+
+    ports: dict[int, str] = {}
+    for spec in args.interface:
+        port, name = parse_interface_spec(spec)
+        if port in ports:
+            raise SwitchStartError(f"port {port} given twice ({ports[port]} and {name})")
+        if args.cpu_port is not None and port == args.cpu_port:
+            raise SwitchStartError(f"port {port} is also the CPU port")
+        ports[port] = name
+    return ports
+
+
+def parse_impairment(spec: str) -> tuple[int, str, dict[str, float]]:
+    """`PORT[:DIR]:k=v,...` -> (port, direction, options)."""
+    parts = spec.split(":")
+    if len(parts) == 2:
+        port_text, direction, opts = parts[0], "both", parts[1]
+    elif len(parts) == 3:
+        port_text, direction, opts = parts
+    else:
+        raise SwitchStartError(f"bad --impair {spec!r}: expected PORT[:in|out|both]:key=value,...")
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise SwitchStartError(f"bad --impair {spec!r}: port {port_text!r} is not a number") from None
+    allowed = {"loss", "dup", "reorder", "delay_ms", "jitter_ms", "seed"}
+    options: dict[str, float] = {}
+    for item in filter(None, opts.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or key not in allowed:
+            raise SwitchStartError(f"bad --impair {spec!r}: {item!r} (keys: {', '.join(sorted(allowed))})")
+        try:
+            options[key] = float(value)
+        except ValueError:
+            raise SwitchStartError(f"bad --impair {spec!r}: {key} value {value!r} is not a number") from None
+    return port, direction, options
+
+
+def _impairment_configs(args: argparse.Namespace) -> dict[tuple[int, str], Any]:
+    from p4switch.switch.impairments import DIRECTIONS, ImpairmentConfig
+
+    configs: dict[tuple[int, str], ImpairmentConfig] = {}
+    for spec in args.impair:
+        port, direction, opts = parse_impairment(spec)
+        if direction not in (*DIRECTIONS, "both"):
+            raise SwitchStartError(f"bad --impair {spec!r}: direction must be in, out or both")
+        seed = int(opts.pop("seed", 0))
+        for i, d in enumerate(DIRECTIONS if direction == "both" else (direction,)):
+            cfg = ImpairmentConfig(**opts, seed=seed + i)
+            cfg.validate()
+            configs[(port, d)] = cfg
+    return configs
+
+
+# ----------------------------------------------------------------------------------------------- file mode
+
+
+def _run_files(args: argparse.Namespace) -> int:
+    from p4switch.switch.entries_file import load_entries
+    from p4switch.switch.filemode import FileModeRunner, TickClock
+    from p4switch.switch.pipeline import build_pipeline
+
+    if args.grpc_server_addr:
+        raise SwitchStartError("--use-files runs to completion and exits; it cannot serve --grpc-server-addr")
+    ports = _interfaces(args)
+    if not ports:
+        raise SwitchStartError("file mode needs at least one -i N@NAME")
+    files_dir = Path(args.files_dir)
+    if not files_dir.is_dir():
+        raise SwitchStartError(f"pcap directory {files_dir} does not exist")
+    loaded = _load_program(args)
+    if loaded is None:
+        raise SwitchStartError("file mode needs a DEVICE_CONFIG")
+    p4info, device_config = loaded
+    clock = TickClock()
+    pipeline = build_pipeline(p4info, device_config, seed=args.seed, clock_us=clock)
+    if args.entries:
+        load_entries(pipeline.state, args.entries)
+    runner = FileModeRunner(
+        pipeline,
+        ports,
+        directory=files_dir,
+        priority_queues=args.priority_queues,
+        cpu_port=args.cpu_port,
+        impairments=_impairment_configs(args),
+        clock=clock,
+    )
+    result = runner.run()
+    if args.pcap is not None:
+        _copy_file_mode_capture(args.pcap, files_dir, ports, runner)
+    log.info("file mode: in %s, out %s, %s", result.packets_in, result.packets_out, result.counters)
+    return 0
+
+
+def _copy_file_mode_capture(directory: str, files_dir: Path, ports: dict[int, str], runner: Any) -> None:
+    from p4switch.switch.ports import PortCapture, read_pcap
+
+    capture = PortCapture(directory, ports)
+    try:
+        for port, name in ports.items():
+            path = files_dir / f"{name}_in.pcap"
+            if path.exists():
+                for _, frame in read_pcap(path):
+                    capture.incoming(port, frame)
+            for frame in runner.outputs().get(port, []):
+                capture.outgoing(port, frame)
+    finally:
+        capture.close()
+
+
+# ------------------------------------------------------------------------------------------------ live mode
+
+
+def _run_live(args: argparse.Namespace) -> int:
+    from p4switch.switch.core import Switch
+    from p4switch.switch.entries_file import load_entries
+
+    ports = _interfaces(args)
+    loaded = _load_program(args)
+    kwargs: dict[str, Any] = {}
+    if args.queue_depth is not None:
+        kwargs["queue_depth"] = args.queue_depth
+    switch = Switch(
+        device_id=args.device_id,
+        cpu_port=args.cpu_port,
+        priority_queues=args.priority_queues,
+        seed=args.seed,
+        **kwargs,
+    )
+    server: Any = None
+    stop = threading.Event()
+    try:
+        if loaded is not None:
+            switch.install_pipeline(*loaded)
+            if args.entries:
+                load_entries(switch.state, args.entries)
+        elif args.entries:
+            raise SwitchStartError("--entries needs a DEVICE_CONFIG")
+        for port, ifname in ports.items():
+            switch.add_interface(port, ifname)
+        for (port, direction), cfg in _impairment_configs(args).items():
+            switch.set_impairment(
+                port, direction, loss=cfg.loss, dup=cfg.dup, reorder=cfg.reorder,
+                delay_ms=cfg.delay_ms, jitter_ms=cfg.jitter_ms, seed=cfg.seed,
+            )
+        if args.pcap is not None:
+            switch.enable_capture(args.pcap)
+        if args.grpc_server_addr:
+            server = _start_server(switch, args.grpc_server_addr, args.device_id)
+
+        def on_signal(signum: int, _frame: FrameType | None) -> None:
+            stop.set()
+
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        switch.start()
+        where = f", P4Runtime on {args.grpc_server_addr}" if args.grpc_server_addr else ""
+        print(
+            f"p4ina switch: device {args.device_id} running, ports "
+            f"{', '.join(f'{p}@{n}' for p, n in sorted(ports.items())) or 'none'}{where}",
+            file=sys.stderr,
+            flush=True,
+        )
+        while not stop.wait(0.5):
+            pass
+    finally:
+        if server is not None:
+            try:
+                server.stop()
+            except Exception:
+                log.exception("P4Runtime server did not stop cleanly")
+        switch.stop()
+    return 0
+
+
+def _start_server(switch: Any, address: str, device_id: int) -> Any:
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise SwitchStartError(f"bad --grpc-server-addr {address!r}: expected HOST:PORT")
+    try:
+        from p4switch.server import P4RuntimeServer
+    except ImportError as exc:
+        raise SwitchStartError(f"the P4Runtime server is not available: {exc}") from None
+    try:
+        server = P4RuntimeServer(switch, address=address, device_id=device_id)
+        server.start()
+    except P4SwitchError:
+        raise
+    except (OSError, RuntimeError) as exc:
+        raise SwitchStartError(f"cannot serve P4Runtime on {address}: {exc} (port busy?)") from None
+    return server
