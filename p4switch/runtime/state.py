@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -555,9 +556,11 @@ class DigestState:
                 self._in_flight.clear()
                 self._filter.clear()
 
-    def push(self, values: tuple[int, ...], now_ns: int = 0) -> None:
-        """Called by the pipeline for every `digest()` it executes."""
+    def push(self, values: tuple[int, ...], now_ns: int | None = None) -> None:
+        """Called by the pipeline for every `digest()` it executes (`now_ns` defaults to the monotonic clock)."""
         ready: DigestList | None = None
+        if now_ns is None:
+            now_ns = time.monotonic_ns()
         with self._lock:
             if self.config is None:
                 self.dropped += 1
@@ -573,9 +576,11 @@ class DigestState:
         if ready is not None and self.sink is not None:
             self.sink(ready)
 
-    def poll(self, now_ns: int) -> None:
+    def poll(self, now_ns: int | None = None) -> None:
         """Flush a batch older than `max_timeout_ns` and forget unacked lists older than `ack_timeout_ns`."""
         ready: DigestList | None = None
+        if now_ns is None:
+            now_ns = time.monotonic_ns()
         with self._lock:
             if self.config is None:
                 return

@@ -1,0 +1,107 @@
+"""Forwarding pipeline changes: verify a config without touching the device, install it, and for
+RECONCILE_AND_COMMIT carry the forwarding state over wherever the new P4Info still accepts it (PI does the same:
+read everything, install, write it back, skipping what no longer fits)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from google.rpc import code_pb2
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
+
+from p4switch.exceptions import P4SwitchError
+from p4switch.runtime.entries import EntityCodec
+from p4switch.runtime.state import RuntimeState, RuntimeStateError
+from p4switch.server.device import Device, parse_device_config
+from p4switch.server.errors import RpcError
+
+
+@dataclass
+class PipelineConfig:
+    p4info: p4info_pb2.P4Info
+    device_config: bytes
+    cookie: int | None
+
+
+def from_request(config: p4runtime_pb2.ForwardingPipelineConfig) -> PipelineConfig:
+    cookie = config.cookie.cookie if config.HasField("cookie") else None
+    return PipelineConfig(config.p4info, config.p4_device_config, cookie)
+
+
+def verify(config: PipelineConfig) -> None:
+    """Check that the P4Info is usable and the device config parses and fits it, with no side effect."""
+    if not config.p4info.ListFields():
+        raise RpcError(code_pb2.INVALID_ARGUMENT, "the pipeline config has no P4Info")
+    try:
+        RuntimeState.from_p4info(config.p4info, parse_device_config(config.device_config))
+    except P4SwitchError as exc:
+        raise RpcError(code_pb2.INVALID_ARGUMENT, str(exc)) from None
+    except (KeyError, ValueError, TypeError) as exc:
+        raise RpcError(code_pb2.INVALID_ARGUMENT, f"P4Info and device config do not fit together: {exc!r}") from None
+
+
+def install(device: Device, config: PipelineConfig) -> None:
+    try:
+        device.install_pipeline(config.p4info, config.device_config)
+    except P4SwitchError as exc:
+        raise RpcError(code_pb2.INVALID_ARGUMENT, f"cannot install the pipeline: {exc}") from None
+
+
+def snapshot(state: RuntimeState) -> list[tuple[int, p4runtime_pb2.Entity]]:
+    """Everything a controller wrote, as (update type, entity) pairs that recreate it."""
+    codec = EntityCodec(state)
+    insert, modify = p4runtime_pb2.Update.INSERT, p4runtime_pb2.Update.MODIFY
+    out: list[tuple[int, p4runtime_pb2.Entity]] = []
+    with state.lock:
+        for table in sorted(state.tables, key=lambda t: t.id):
+            for entry in table.entries():
+                if not entry.is_const:
+                    ent = p4runtime_pb2.Entity()
+                    ent.table_entry.CopyFrom(codec.entry_to_proto(table, entry))
+                    if table.has_direct_counter:
+                        ent.table_entry.counter_data.packet_count = entry.packets
+                        ent.table_entry.counter_data.byte_count = entry.bytes
+                    out.append((insert, ent))
+            if (table.default_entry.action_id, table.default_entry.action_args) != table.initial_default:
+                ent = p4runtime_pb2.Entity()
+                ent.table_entry.CopyFrom(codec.default_entry_to_proto(table))
+                out.append((modify, ent))
+        for kind, request in (
+            ("multicast_group_entry", p4runtime_pb2.MulticastGroupEntry()),
+            ("clone_session_entry", p4runtime_pb2.CloneSessionEntry()),
+        ):
+            req = p4runtime_pb2.Entity()
+            getattr(req.packet_replication_engine_entry, kind).CopyFrom(request)
+            out.extend((insert, e) for e in codec.read(req))
+        for kind in ("register_entry", "counter_entry", "meter_entry"):
+            req = p4runtime_pb2.Entity()
+            getattr(req, kind).SetInParent()
+            out.extend((modify, e) for e in codec.read(req) if _worth_keeping(e))
+        req = p4runtime_pb2.Entity()
+        req.digest_entry.SetInParent()
+        out.extend((insert, e) for e in codec.read(req))
+    return out
+
+
+def restore(state: RuntimeState, saved: list[tuple[int, p4runtime_pb2.Entity]]) -> int:
+    """Write back what still fits the new pipeline; returns how many entities were kept."""
+    codec = EntityCodec(state)
+    kept = 0
+    for update_type, entity in saved:
+        try:
+            codec.write(update_type, entity)
+            kept += 1
+        except RuntimeStateError:
+            continue
+    return kept
+
+
+def _worth_keeping(entity: p4runtime_pb2.Entity) -> bool:
+    """Registers, counters and meters start zeroed/unconfigured: only what differs needs writing back."""
+    kind = entity.WhichOneof("entity")
+    if kind == "register_entry":
+        return entity.register_entry.data.bitstring.strip(b"\x00") != b""
+    if kind == "counter_entry":
+        return bool(entity.counter_entry.data.packet_count or entity.counter_entry.data.byte_count)
+    return kind != "meter_entry" or entity.meter_entry.HasField("config")

@@ -1,0 +1,99 @@
+"""`P4RuntimeServer`: a grpc server carrying the P4Runtime service and the admin service for one device."""
+
+from __future__ import annotations
+
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from p4.v1 import p4runtime_pb2_grpc
+
+from p4switch.exceptions import SwitchStartError
+from p4switch.server.admin import AdminService, generic_handler
+from p4switch.server.device import Device
+from p4switch.server.service import P4RuntimeService
+
+DEFAULT_ADDRESS = "0.0.0.0:9559"
+
+
+@dataclass(frozen=True)
+class TlsOptions:
+    """Server certificate and key (PEM files); with `client_ca`, clients must present a certificate it signed."""
+
+    cert: Path
+    key: Path
+    client_ca: Path | None = None
+
+    def credentials(self) -> grpc.ServerCredentials:
+        try:
+            cert, key = self.cert.read_bytes(), self.key.read_bytes()
+            ca = self.client_ca.read_bytes() if self.client_ca is not None else None
+        except OSError as exc:
+            raise SwitchStartError(f"cannot read TLS file {exc.filename}: {exc.strerror}") from None
+        return grpc.ssl_server_credentials([(key, cert)], root_certificates=ca, require_client_auth=ca is not None)
+
+
+class P4RuntimeServer:
+    """Serve `device` over P4Runtime at `address` (`host:port`; port 0 picks a free port, see `.port`)."""
+
+    def __init__(self, device: Device, *, address: str = DEFAULT_ADDRESS, device_id: int = 0,
+                 tls: TlsOptions | None = None, max_workers: int = 16) -> None:
+        self.device = device
+        self.address = address
+        self.device_id = device_id
+        self.tls = tls
+        self.service = P4RuntimeService(device, device_id)
+        self.admin = AdminService(device, self.stats)
+        self._max_workers = max_workers
+        self._server: grpc.Server | None = None
+        self.port = 0
+
+    def start(self) -> P4RuntimeServer:
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=self._max_workers, thread_name_prefix="p4rt"),
+                             options=[("grpc.so_reuseport", 0),
+                                      ("grpc.max_receive_message_length", 64 << 20),
+                                      ("grpc.max_send_message_length", 64 << 20)])
+        p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.service, server)
+        server.add_generic_rpc_handlers((generic_handler(self.admin),))
+        try:
+            if self.tls is not None:
+                port = server.add_secure_port(self.address, self.tls.credentials())
+            else:
+                port = server.add_insecure_port(self.address)
+        except RuntimeError as exc:
+            raise SwitchStartError(f"cannot listen on {self.address}: {exc}") from None
+        if port == 0:
+            raise SwitchStartError(f"cannot listen on {self.address} (address in use or invalid)")
+        self.port = port
+        server.start()
+        self._server = server
+        return self
+
+    def stop(self, grace: float | None = 0.5) -> None:
+        """Idempotent: close the streams, then stop serving."""
+        self.service.close()
+        if self._server is not None:
+            self._server.stop(grace).wait()
+            self._server = None
+
+    def wait(self) -> None:
+        if self._server is not None:
+            self._server.wait_for_termination()
+
+    def stats(self) -> dict[str, Any]:
+        streams = self.service.arbitrator.streams()
+        primary = self.service.arbitrator.primary("")
+        return {
+            "streams": len(streams),
+            "primary_election_id": primary.election_id if primary is not None else None,
+            "pipeline": self.service.config is not None,
+            **self.service.counters,
+        }
+
+    def __enter__(self) -> P4RuntimeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
