@@ -8,6 +8,7 @@ switch: hosts first, then links in the order they are created.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from controller.exceptions import TopologyError
 from controller.topology import Topology
@@ -126,4 +127,4 @@ def torus2d(rows: int = 4, cols: int = 4, hosts_per_switch: int = 1) -> Topology
     return topo
 
 
-BUILDERS = {"leaf-spine": leaf_spine, "fat-tree": fat_tree, "dragonfly": dragonfly, "torus": torus2d}
+BUILDERS: dict[str, Callable[..., Topology]] = {"leaf-spine": leaf_spine, "fat-tree": fat_tree, "dragonfly": dragonfly, "torus": torus2d}

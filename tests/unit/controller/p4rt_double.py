@@ -219,7 +219,7 @@ class P4RuntimeDouble(p4runtime_pb2_grpc.P4RuntimeServicer):
         yield resp
 
 
-class _RichStatus(grpc.Status):  # type: ignore[misc]
+class _RichStatus(grpc.Status):
     def __init__(self, status: status_pb2.Status) -> None:
         self.code = grpc.StatusCode.UNKNOWN
         self.details = status.message

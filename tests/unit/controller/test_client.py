@@ -5,14 +5,15 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from p4.v1 import p4runtime_pb2
+from p4rt_double import DoubleServer
 
 from controller.client import StreamEvent, SwitchClient, entity, update
 from controller.exceptions import MastershipError, RpcError, SwitchUnavailableError
 from controller.p4info import P4InfoHelper, load_p4info, multicast_group
-from p4rt_double import DoubleServer
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def server() -> Iterator[DoubleServer]:
 
 
 @pytest.fixture
-def helper(conformance_dir) -> P4InfoHelper:  # type: ignore[no-untyped-def]
+def helper(conformance_dir: Path) -> P4InfoHelper:
     return P4InfoHelper(load_p4info(conformance_dir / "p4info" / "runtime_tables.p4info.txtpb"))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from p4.v1 import p4runtime_pb2
 
@@ -11,7 +13,7 @@ from controller.p4info import P4InfoHelper, load_p4info, multicast_group, replic
 
 
 @pytest.fixture(scope="module")
-def helper(conformance_dir) -> P4InfoHelper:  # type: ignore[no-untyped-def]
+def helper(conformance_dir: Path) -> P4InfoHelper:
     return P4InfoHelper(load_p4info(conformance_dir / "p4info" / "runtime_tables.p4info.txtpb"))
 
 
@@ -54,7 +56,7 @@ def test_lpm_ternary_exact_entries(helper: P4InfoHelper) -> None:
 
 
 def test_names_are_checked(helper: P4InfoHelper) -> None:
-    with pytest.raises(P4InfoError, match="no table named 'I.nope'"):
+    with pytest.raises(P4InfoError, match=r"no table named 'I\.nope'"):
         helper.table_entry("I.nope")
     with pytest.raises(P4InfoError, match="has no match field"):
         helper.table_entry("I.ipv4_lpm", {"dst": 1})
