@@ -39,6 +39,7 @@ class Fabric:
             device_config=device_config, owner=self.run.run_id, pid_dir=self.run.dir / "pids",
             start_timeout=start_timeout)
         self.net: Mininet | None = None
+        self._saved_owner: str | None = None
         self._mininet_log = mininet_log
 
     # -- life cycle --
@@ -49,6 +50,7 @@ class Fabric:
         setLogLevel(self._mininet_log)
         self.run.create()
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        self._saved_owner = os.environ.get(OWNER_ENV)
         os.environ[OWNER_ENV] = self.run.run_id  # inherited by Mininet's node shells and everything they start
         self.net = Mininet(topo=self.topo, switch=self._switch_factory, link=P4Link, host=Host, controller=None,
                            build=False, autoSetMacs=False, autoStaticArp=False, waitConnected=False)
@@ -80,6 +82,10 @@ class Fabric:
             with contextlib.suppress(Exception):
                 net.stop()
         self.run.cleanup()
+        if self._saved_owner is None:
+            os.environ.pop(OWNER_ENV, None)
+        else:
+            os.environ[OWNER_ENV] = self._saved_owner
 
     def __enter__(self) -> Fabric:
         return self.start()
