@@ -126,7 +126,7 @@ def _add_table(info: p4info_pb2.P4Info, symbols: SymbolTable, table: cp.Table) -
         ar = msg.action_refs.add()
         ar.id = symbols.id_of(IdPrefix.ACTION, ref.action)
         ar.scope = p4info_pb2.ActionRef.Scope.Value(ref.scope)
-        ar.annotations.extend(a for a in ref.annotations if not a.startswith(("@tableonly", "@defaultonly")))
+        ar.annotations.extend(ref.annotations)
     if table.default_action is not None:
         default = table.default_action
         action_id = symbols.id_of(IdPrefix.ACTION, default.action)
