@@ -16,6 +16,7 @@ from controller.resources import Grant
 from controller.topology import Topology
 from controller.trees import ReductionTree
 
+AGG_PORT = 0xBEE0  # docs/protocol.md: UDP port of aggregation traffic between switches and default worker port
 MAX_CHILDREN = 32  # the switch keeps a 32-bit arrival bitmap per slot; the header's child field has 5 bits
 
 QUANT_MODES = {"int32": 0, "int16": 1, "int8": 2}
@@ -29,6 +30,7 @@ class Child:
     is_host: bool
     ip: str = ""
     mac: str = ""
+    udp_port: int = AGG_PORT  # where RESULTs go: a worker's receive port, AGG_PORT towards a switch
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class SwitchJobPlan:
     group: int
     quant: str
     children: tuple[Child, ...]
+    job_idx: int = 0
+    scale: int = 0
     parent: str | None = None
     parent_port: int | None = None
     index_at_parent: int | None = None
@@ -87,7 +91,10 @@ class JobPlan:
 
 
 def plan_job(topo: Topology, tree: ReductionTree, grants: dict[str, Grant], job_id: int, quant: str,
-             rank_order: list[str] | None = None) -> JobPlan:
+             rank_order: list[str] | None = None, *, scale: int = 0,
+             worker_ports: dict[str, int] | None = None) -> JobPlan:
+    if not -128 <= scale <= 127:
+        raise TreeError(f"scale exponent {scale} outside -128..127")
     if quant not in QUANT_MODES:
         raise TreeError(f"unknown quantization mode {quant!r} (one of {', '.join(QUANT_MODES)})")
     plan = JobPlan(job_id)
@@ -105,7 +112,12 @@ def plan_job(topo: Topology, tree: ReductionTree, grants: dict[str, Grant], job_
         children = []
         for i, (port, name, is_host) in enumerate(kids):
             h_info = topo.hosts.get(name) if is_host else None
-            children.append(Child(port, i, name, is_host, h_info.ip if h_info else "", h_info.mac if h_info else ""))
+            if h_info is not None:
+                udp = (worker_ports or {}).get(name, AGG_PORT)
+                children.append(Child(port, i, name, True, h_info.ip, h_info.mac, udp))
+            else:
+                ip, mac = topo.switch_address(name)
+                children.append(Child(port, i, name, False, ip, mac))
             if is_host:
                 host_index[name] = (port, i)
             else:
@@ -114,7 +126,8 @@ def plan_job(topo: Topology, tree: ReductionTree, grants: dict[str, Grant], job_
         g = grants[sw]
         plan.switches[sw] = SwitchJobPlan(
             job_id=job_id, switch=sw, role=tree.role(sw), is_root=parent is None, slot_base=g.slot_base,
-            slot_count=g.slot_count, group=g.group, quant=quant, children=tuple(children), parent=parent,
+            slot_count=g.slot_count, group=g.group, quant=quant, children=tuple(children), job_idx=g.job_idx,
+            scale=scale, parent=parent,
             parent_port=topo.port_towards(sw, parent) if parent is not None else None)
     for sw, p in list(plan.switches.items()):
         if p.parent is not None:

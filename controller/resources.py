@@ -1,4 +1,4 @@
-"""Per-switch resource pools: aggregation slots (contiguous ranges), multicast group ids and job-table rows.
+"""Per-switch resource pools: aggregation slots (contiguous ranges), multicast group ids and job indices.
 
 Pools are never persisted on their own: they are rebuilt from the jobs the controller state records, so the
 bookkeeping cannot drift from what is installed. Admission checks a whole tree before anything is allocated and
@@ -69,12 +69,12 @@ class SwitchResources:
     switch: str
     slots: RangePool
     groups: RangePool
-    jobs: int  # rows of the job table
+    indices: RangePool  # per-switch job indices (rows of the per-job counters)
     job_ids: set[int] = field(default_factory=set)
 
     @classmethod
     def create(cls, switch: str, slots: int, groups: int, jobs: int, first_group: int = 1) -> SwitchResources:
-        return cls(switch, RangePool(slots), RangePool(groups, first_group), jobs)
+        return cls(switch, RangePool(slots), RangePool(groups, first_group), RangePool(jobs))
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,7 @@ class Grant:
     slot_base: int
     slot_count: int
     group: int
+    job_idx: int = 0
 
 
 class ResourceBook:
@@ -97,9 +98,9 @@ class ResourceBook:
         switches = sorted(switches)
         for sw in switches:
             pool = self.pools[sw]
-            if len(pool.job_ids) >= pool.jobs:
+            if pool.indices.find(1) is None:
                 raise AdmissionError(f"job {job_id} refused: switch {sw} already serves {len(pool.job_ids)} jobs, "
-                                     f"its job table holds {pool.jobs}")
+                                     f"the most it can hold")
             if pool.slots.find(slots) is None:
                 raise AdmissionError(f"job {job_id} refused: switch {sw} has {pool.slots.free_count()} free slots "
                                      f"(largest contiguous run {pool.slots.largest_free()}), the job needs {slots}")
@@ -109,7 +110,8 @@ class ResourceBook:
         grants = {}
         for sw in switches:
             pool = self.pools[sw]
-            grants[sw] = Grant(sw, pool.slots.allocate(slots), slots, pool.groups.allocate(1))
+            grants[sw] = Grant(sw, pool.slots.allocate(slots), slots, pool.groups.allocate(1),
+                               pool.indices.allocate(1))
             pool.job_ids.add(job_id)
         return grants
 
@@ -119,6 +121,7 @@ class ResourceBook:
             pool = self.pools[g.switch]
             pool.slots.take(g.slot_base, g.slot_count)
             pool.groups.take(g.group, 1)
+            pool.indices.take(g.job_idx, 1)
             pool.job_ids.add(job_id)
 
     def release(self, job_id: int, grants: Iterable[Grant]) -> None:
@@ -128,4 +131,5 @@ class ResourceBook:
                 continue
             pool.slots.release(g.slot_base, g.slot_count)
             pool.groups.release(g.group, 1)
+            pool.indices.release(g.job_idx, 1)
             pool.job_ids.discard(job_id)

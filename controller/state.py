@@ -44,6 +44,8 @@ class JobRecord:
     ranks: list[str]
     plans: dict[str, dict[str, Any]] = field(default_factory=dict)  # switch -> SwitchJobPlan.to_dict()
     installed: dict[str, list[str]] = field(default_factory=dict)  # switch -> Entity text protos, install order
+    scale: int = 0
+    worker_ports: dict[str, int] = field(default_factory=dict)
     status: str = "active"  # active, degraded (a switch of the tree is down and no tree could be rebuilt)
     created: float = 0.0
     rebuilt: int = 0

@@ -1,0 +1,229 @@
+"""Job lifecycle: admit, compute the tree, install on every switch of it, record, delete, rebuild.
+
+A job's install is all or nothing: entities go to every switch of the tree concurrently; if any switch refuses,
+whatever was written is deleted again and the job is refused with that switch's error. Each job records exactly
+the entities it installed per switch (P4Runtime text format), so `delete` and a rebuild remove precisely those.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Protocol
+
+from google.protobuf import text_format
+from p4.v1 import p4runtime_pb2
+
+from controller.client import SwitchClient, update
+from controller.exceptions import ControllerError, JobError, RpcError, SwitchUnavailableError
+from controller.fabric import Fabric
+from controller.p4info import P4InfoHelper
+from controller.plan import QUANT_MODES, SwitchJobPlan, plan_job
+from controller.ranks import rank_order
+from controller.resources import Grant, ResourceBook, SwitchResources
+from controller.state import ControllerState, JobRecord
+from controller.topology import Topology
+from controller.trees import ReductionTree, compute_tree, link_load
+
+
+class Binding(Protocol):
+    """How plans become entities of one P4 program (see controller/program.py)."""
+
+    def job_entities(self, helper: P4InfoHelper, plan: SwitchJobPlan,
+                     topo: Topology) -> list[p4runtime_pb2.Entity]: ...
+
+    def capacity(self, helper: P4InfoHelper) -> tuple[int, int, int]:
+        """(slots, multicast groups, job-table rows) one switch can give to jobs."""
+        ...
+
+
+def to_text(e: p4runtime_pb2.Entity) -> str:
+    return text_format.MessageToString(e, as_one_line=True)
+
+
+def from_text(s: str) -> p4runtime_pb2.Entity:
+    return text_format.Parse(s, p4runtime_pb2.Entity())
+
+
+class JobManager:
+    """Jobs over one fabric. `state` is the persisted controller state; callers save it afterwards."""
+
+    def __init__(self, topo: Topology, fabric: Fabric, binding: Binding, helper: P4InfoHelper,
+                 state: ControllerState) -> None:
+        self.topo = topo
+        self.fabric = fabric
+        self.binding = binding
+        self.helper = helper
+        self.state = state
+
+    # -- resources --------------------------------------------------------------------------------------------
+    def resources(self, exclude: Iterable[int] = ()) -> ResourceBook:
+        slots, groups, jobs = self.binding.capacity(self.helper)
+        skip = set(exclude)
+        book = ResourceBook(SwitchResources.create(sw.name, sw.slots if sw.slots is not None else slots,
+                                                   sw.groups if sw.groups is not None else groups, jobs)
+                            for sw in self.topo.switches.values())
+        for rec in self.state.jobs.values():
+            if rec.job_id not in skip:
+                book.restore(rec.job_id, rec.grants.values())
+        return book
+
+    def _live(self) -> tuple[list[str], list[tuple[str, str]]]:
+        return list(self.state.down_switches), [(a, b) for a, b in self.state.down_links]
+
+    def _tree(self, members: list[str], root: str | None, exclude: int | None = None) -> ReductionTree:
+        down_sw, down_ln = self._live()
+        others = [r.tree for j, r in self.state.jobs.items() if j != exclude]
+        return compute_tree(self.topo, members, root=root, link_load=link_load(others),
+                            down_switches=down_sw, down_links=down_ln)
+
+    # -- create -----------------------------------------------------------------------------------------------
+    def create(self, members: list[str], *, name: str = "", root: str | None = None, quant: str = "int32",
+               slots: int = 64, job_id: int | None = None, scale: int = 0,
+               worker_ports: dict[str, int] | None = None) -> JobRecord:
+        if quant not in QUANT_MODES:
+            raise JobError(f"unknown quantization mode {quant!r} (one of {', '.join(QUANT_MODES)})")
+        if slots <= 0:
+            raise JobError(f"slot count must be positive, got {slots}")
+        if len(set(members)) != len(members):
+            raise JobError("a member host is listed twice")
+        job_id = job_id if job_id is not None else self.state.next_job_id()
+        if job_id in self.state.jobs:
+            raise JobError(f"job {job_id} already exists")
+        if not 0 < job_id < 1 << 16:
+            raise JobError(f"job id {job_id} outside 1..65535")
+        tree = self._tree(members, root)
+        grants = self.resources().admit(job_id, tree.switches, slots)
+        ranks = rank_order(tree)
+        ports = dict(worker_ports or {})
+        plan = plan_job(self.topo, tree, grants, job_id, quant, ranks, scale=scale, worker_ports=ports)
+        record = JobRecord(job_id, name or f"job{job_id}", list(members), quant, slots, root, tree, grants, ranks,
+                           {sw: p.to_dict() for sw, p in plan.switches.items()}, created=time.time(),
+                           scale=scale, worker_ports=ports)
+        record.installed = self._install(plan.switches)
+        self.state.jobs[job_id] = record
+        return record
+
+    def _entities(self, plans: dict[str, SwitchJobPlan]) -> dict[str, list[p4runtime_pb2.Entity]]:
+        return {sw: self.binding.job_entities(self.helper, p, self.topo) for sw, p in plans.items()}
+
+    def _install(self, plans: dict[str, SwitchJobPlan]) -> dict[str, list[str]]:
+        wanted = self._entities(plans)
+
+        def write(c: SwitchClient) -> None:
+            c.write([update("INSERT", e) for e in wanted[c.name]], atomicity="CONTINUE_ON_ERROR")
+
+        out = self.fabric.run(write, wanted)
+        if out.errors:
+            # undo: delete on every switch what may have gone in (NOT_FOUND for the rest is expected)
+            self._remove({sw: [to_text(e) for e in ents] for sw, ents in wanted.items()}, strict=False)
+            out.raise_first()
+        return {sw: [to_text(e) for e in ents] for sw, ents in wanted.items()}
+
+    def _remove(self, installed: dict[str, list[str]], *, strict: bool) -> dict[str, ControllerError]:
+        """Delete recorded entities (reverse order). NOT_FOUND is fine; unreachable switches are returned."""
+        targets = {sw: ents for sw, ents in installed.items() if sw not in self.state.down_switches}
+
+        def delete(c: SwitchClient) -> None:
+            ups = [update("DELETE", from_text(t)) for t in reversed(targets[c.name])]
+            try:
+                c.write(ups)
+            except RpcError as exc:
+                real = [u for u in exc.updates if u.code_name != "NOT_FOUND"]
+                if real or not exc.updates:
+                    raise
+
+        out = self.fabric.run(delete, targets)
+        if strict and out.errors:
+            unreachable = {s: e for s, e in out.errors.items() if isinstance(e, SwitchUnavailableError)}
+            if len(unreachable) != len(out.errors):
+                out.raise_first()
+        return out.errors
+
+    # -- delete, list, show -----------------------------------------------------------------------------------
+    def get(self, job_id: int) -> JobRecord:
+        try:
+            return self.state.jobs[job_id]
+        except KeyError:
+            known = ", ".join(str(j) for j in sorted(self.state.jobs)) or "none"
+            raise JobError(f"no job {job_id} (jobs: {known})") from None
+
+    def delete(self, job_id: int) -> tuple[JobRecord, dict[str, ControllerError]]:
+        """Remove everything the job installed; returns the switches that could not be reached."""
+        record = self.get(job_id)
+        missed = self._remove(record.installed, strict=True)
+        del self.state.jobs[job_id]
+        return record, missed
+
+    def read_back(self, job_id: int) -> dict[str, list[p4runtime_pb2.Entity]]:
+        """What the switches hold of this job's intended entities (matched by identity), per switch."""
+        record = self.get(job_id)
+
+        def read(c: SwitchClient) -> list[p4runtime_pb2.Entity]:
+            found = []
+            for text in record.installed[c.name]:
+                e = from_text(text)
+                found.extend(_read_one(c, e))
+            return found
+
+        out = self.fabric.run(read, record.installed)
+        out.raise_first()
+        return out.results
+
+    # -- failures ---------------------------------------------------------------------------------------------
+    def affected(self, switch: str | None = None, link: tuple[str, str] | None = None) -> list[int]:
+        jobs = []
+        for j, rec in sorted(self.state.jobs.items()):
+            if switch is not None and switch in rec.tree.parent:
+                jobs.append(j)
+            elif link is not None and frozenset(link) in rec.tree.links():
+                jobs.append(j)
+        return jobs
+
+    def rebuild(self, job_id: int) -> JobRecord:
+        """Recompute a job's tree on the live topology and move its entities: new ones in, stale ones out.
+
+        Switches that are down are skipped on removal (their state is wiped when they come back, see
+        `FailureHandler.switch_up`). The job keeps its id, members, rank order and slot count.
+        """
+        record = self.get(job_id)
+        tree = self._tree(record.members, None if record.requested_root in self.state.down_switches
+                          else record.requested_root, exclude=job_id)
+        book = self.resources(exclude=[job_id])
+        grants = book.admit(job_id, tree.switches, record.slots)
+        plan = plan_job(self.topo, tree, grants, job_id, record.quant, record.ranks, scale=record.scale,
+                        worker_ports=record.worker_ports)
+        old_installed = record.installed
+        self._remove(old_installed, strict=False)
+        record.installed = {}
+        record.tree, record.grants = tree, grants
+        record.plans = {sw: p.to_dict() for sw, p in plan.switches.items()}
+        record.installed = self._install(plan.switches)
+        record.status = "active"
+        record.rebuilt += 1
+        return record
+
+
+def _read_one(c: SwitchClient, wanted: p4runtime_pb2.Entity) -> list[p4runtime_pb2.Entity]:
+    which = wanted.WhichOneof("entity")
+    if which == "table_entry":
+        probe = p4runtime_pb2.Entity()
+        probe.table_entry.table_id = wanted.table_entry.table_id
+        key = _table_key(wanted.table_entry)
+        return [e for e in c.read([probe]) if _table_key(e.table_entry) == key]
+    if which == "packet_replication_engine_entry":
+        pre = wanted.packet_replication_engine_entry
+        if pre.WhichOneof("type") == "multicast_group_entry":
+            gid = pre.multicast_group_entry.multicast_group_id
+            return [e for e in c.read([wanted]) if
+                    e.packet_replication_engine_entry.multicast_group_entry.multicast_group_id == gid]
+        return c.read([wanted])
+    return c.read([wanted])
+
+
+def _table_key(e: p4runtime_pb2.TableEntry) -> tuple[int, int, bool, tuple[bytes, ...]]:
+    matches = tuple(m.SerializeToString(deterministic=True) for m in sorted(e.match, key=lambda m: m.field_id))
+    return (e.table_id, e.priority, e.is_default_action, matches)
+
+
+__all__ = ["Binding", "Grant", "JobManager", "from_text", "to_text"]

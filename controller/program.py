@@ -1,0 +1,147 @@
+"""The p4ina P4 program's control-plane interface (docs/p4-program.md) as entity builders.
+
+This is the only module that knows table, action and counter names of `p4src/p4ina.p4`; everything above it
+works on plans (`plan.py`, `routing.py`). Names go through P4Info, so a renamed table fails here with a clear
+message instead of installing the wrong thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from p4.v1 import p4runtime_pb2
+
+from controller.client import entity
+from controller.exceptions import P4InfoError
+from controller.p4info import P4InfoHelper, multicast_group
+from controller.plan import AGG_PORT, QUANT_MODES, SwitchJobPlan
+from controller.routing import Route
+from controller.topology import Topology
+
+JOB = "P4inaIngress.admission.job"
+SET_JOB_ROOT = "P4inaIngress.admission.set_job_root"
+SET_JOB_MEMBER = "P4inaIngress.admission.set_job_member"
+CHILDREN = "P4inaIngress.admission.agg_children"
+ADMIT = "P4inaIngress.admission.admit"
+NEIGHBORS = "P4inaEgress.agg_rewrite.agg_neighbors"
+SET_NEIGHBOR = "P4inaEgress.agg_rewrite.set_neighbor"
+IPV4_LPM = "P4inaIngress.forwarding.ipv4_lpm"
+ROUTE = "P4inaIngress.forwarding.route"
+ROUTE_ECMP = "P4inaIngress.forwarding.route_ecmp"
+ROUTE_SPRAY = "P4inaIngress.forwarding.route_spray"
+ECMP_MEMBERS = "P4inaIngress.forwarding.ecmp_members"
+L2 = "P4inaIngress.forwarding.l2"
+L2_FORWARD = "P4inaIngress.forwarding.l2_forward"
+DSCP_PRIORITY = "P4inaIngress.qos.dscp_priority"
+SET_PRIORITY = "P4inaIngress.qos.set_priority"
+AGG_DROPS = "P4inaIngress.output.agg_drops"
+AGG_PACKETS = "P4inaIngress.output.agg_packets"
+FWD_DROPS = "P4inaIngress.forwarding.fwd_drops"
+PFC_RX = "P4inaIngress.qos.pfc_rx"
+BITMAP_REGISTER = "P4inaIngress.aggregation.agg_bitmap"
+
+DROP_REASONS = ("UNKNOWN_JOB", "NOT_ADMITTED", "SLOT_RANGE", "BAD_FORMAT", "DUPLICATE", "STALE")
+DROP_ROWS_PER_JOB = 8
+DEFAULT_GROUPS = 1024  # multicast group ids 1..1024 are the controller's for jobs
+DSCP_CLASSES = {46: 7, 0: 0}  # EF (gradients) highest; best effort lowest; others default to 0 in the program
+
+
+def _e(obj: object) -> p4runtime_pb2.Entity:
+    return entity(obj)
+
+
+@dataclass
+class P4inaProgram:
+    """Builds entities for `p4src/p4ina.p4`. `spray` chooses per-packet spraying over per-flow ECMP."""
+
+    spray: bool = False
+
+    # -- capacity ---------------------------------------------------------------------------------------------
+    def capacity(self, helper: P4InfoHelper) -> tuple[int, int, int]:
+        try:
+            cells = int(helper.registers.get(BITMAP_REGISTER).size)
+            rows = int(helper.counters.get(AGG_PACKETS).size)
+        except P4InfoError as exc:
+            raise P4InfoError(f"the pipeline is not the p4ina program: {exc}") from None
+        return cells // 2, DEFAULT_GROUPS, rows - 1  # 2 versions per slot; the last row is for unknown jobs
+
+    # -- jobs ---------------------------------------------------------------------------------------------------
+    def job_entities(self, helper: P4InfoHelper, plan: SwitchJobPlan, topo: Topology) -> list[p4runtime_pb2.Entity]:
+        """PRE group first (the job entry refers to it), then job, admission and neighbour entries."""
+        out = [_e(multicast_group(plan.group, [(c.port, c.index) for c in plan.children]))]
+        common = {"job_idx": plan.job_idx, "slot_base": plan.slot_base, "slot_count": plan.slot_count,
+                  "children": plan.fan_in, "mcast_grp": plan.group, "scale": plan.scale & 0xFF}
+        if plan.is_root:
+            action, params = SET_JOB_ROOT, {**common, "result_fmt": QUANT_MODES[plan.quant]}
+        else:
+            assert plan.parent_port is not None and plan.index_at_parent is not None
+            action, params = SET_JOB_MEMBER, {**common, "parent_port": plan.parent_port,
+                                              "my_index": plan.index_at_parent}
+        out.append(_e(helper.table_entry(JOB, {"hdr.agg.job_id": plan.job_id}, action, params)))
+        for c in plan.children:
+            out.append(_e(helper.table_entry(CHILDREN, {"standard_metadata.ingress_port": c.port,
+                                                        "hdr.agg.job_id": plan.job_id, "hdr.agg.child": c.index},
+                                             ADMIT)))
+        my_ip, my_mac = topo.switch_address(plan.switch)
+        neighbours = [(c.port, c.mac, c.ip, c.udp_port) for c in plan.children]
+        if plan.parent is not None and plan.parent_port is not None:
+            pip, pmac = topo.switch_address(plan.parent)
+            neighbours.append((plan.parent_port, pmac, pip, AGG_PORT))
+        for port, mac, ip, udp in neighbours:
+            if not mac or not ip:
+                raise P4InfoError(f"switch {plan.switch} port {port}: the neighbour has no MAC/IP in the topology")
+            out.append(_e(helper.table_entry(
+                NEIGHBORS, {"hdr.agg.job_id": plan.job_id, "standard_metadata.egress_port": port}, SET_NEIGHBOR,
+                {"src_mac": my_mac, "dst_mac": mac, "src_addr": my_ip, "dst_addr": ip, "dst_port": udp})))
+        return out
+
+    # -- forwarding ---------------------------------------------------------------------------------------------
+    def route_entities(self, helper: P4InfoHelper, switch: str, routes: Iterable[Route],
+                       topo: Topology) -> list[p4runtime_pb2.Entity]:
+        """IPv4 routes (ECMP/spray groups for equal-cost port sets), L2 entries for local hosts, DSCP classes."""
+        _, my_mac = topo.switch_address(switch)
+        ports = topo.ports(switch)
+        out: list[p4runtime_pb2.Entity] = []
+        groups: dict[tuple[int, ...], int] = {}
+
+        def next_hop_mac(port: int, route: Route) -> str:
+            if route.local:
+                return route.mac
+            return topo.switch_address(ports[port])[1]
+
+        for r in routes:
+            prefix = f"{r.ip}/32"
+            if len(r.ports) == 1:
+                port = r.ports[0]
+                out.append(_e(helper.table_entry(IPV4_LPM, {"hdr.ipv4.dst_addr": prefix}, ROUTE,
+                                                 {"port": port, "src_mac": my_mac,
+                                                  "dst_mac": next_hop_mac(port, r)})))
+            else:
+                if r.ports not in groups:
+                    gid = len(groups) + 1
+                    groups[r.ports] = gid
+                    for member, port in enumerate(r.ports):
+                        out.append(_e(helper.table_entry(
+                            ECMP_MEMBERS, {"meta.fwd.ecmp_group": gid, "meta.fwd.ecmp_member": member}, ROUTE,
+                            {"port": port, "src_mac": my_mac, "dst_mac": topo.switch_address(ports[port])[1]})))
+                out.append(_e(helper.table_entry(IPV4_LPM, {"hdr.ipv4.dst_addr": prefix},
+                                                 ROUTE_SPRAY if self.spray else ROUTE_ECMP,
+                                                 {"group": groups[r.ports], "size": len(r.ports)})))
+            if r.local and r.mac:
+                out.append(_e(helper.table_entry(L2, {"hdr.ethernet.dst_addr": r.mac}, L2_FORWARD,
+                                                 {"port": r.ports[0]})))
+        for dscp, prio in DSCP_CLASSES.items():
+            out.append(_e(helper.table_entry(DSCP_PRIORITY, {"hdr.ipv4.dscp": dscp}, SET_PRIORITY, {"prio": prio})))
+        return out
+
+    # -- telemetry ----------------------------------------------------------------------------------------------
+    def job_counter_indices(self, job_idx: int) -> dict[str, tuple[str, int]]:
+        """Metric name -> (counter, index) for one job on one switch."""
+        out = {"aggregated_packets": (AGG_PACKETS, job_idx)}
+        for reason, name in enumerate(DROP_REASONS):
+            out[f"drops_{name.lower()}"] = (AGG_DROPS, job_idx * DROP_ROWS_PER_JOB + reason)
+        return out
+
+    def unknown_job_row(self, helper: P4InfoHelper) -> int:
+        return int(helper.counters.get(AGG_PACKETS).size) - 1
