@@ -743,7 +743,7 @@ class Parser:
             name, _ = self.name("a value_set name")
             self.expect(";", f"after value_set {name}")
             return ast.ValueSetDeclaration(loc=kw.loc, name=name, annotations=annotations, element_type=elem, size=size)
-        decl = self.local_declaration(annotations)
+        decl = self.local_declaration(annotations, only_declarations=True)
         if decl is None:
             self.fail(f"expected a parser local declaration or 'state', found {self.describe(self.tok)}")
         return decl
@@ -885,7 +885,7 @@ class Parser:
             return self.action_declaration(annotations)
         if self.at("table"):
             return self.table_declaration(annotations)
-        decl = self.local_declaration(annotations)
+        decl = self.local_declaration(annotations, only_declarations=True)
         if decl is None:
             self.fail(
                 "expected a control local declaration (action, table, constant, variable or instance) or 'apply', "
@@ -893,9 +893,14 @@ class Parser:
             )
         return decl
 
-    def local_declaration(self, annotations: tuple[ast.Annotation, ...]) -> ast.Declaration | None:
-        """A variable declaration or instantiation if one starts here, else None (nothing consumed)."""
-        if not self.starts_declaration():
+    def local_declaration(
+        self, annotations: tuple[ast.Annotation, ...], *, only_declarations: bool = False
+    ) -> ast.Declaration | None:
+        """A variable declaration or instantiation if one starts here, else None (nothing consumed).
+
+        Where only declarations may appear (control and parser locals), any name starts one, so an undeclared
+        type is reported by name resolution rather than as a syntax error."""
+        if not self.starts_declaration() and not (only_declarations and self.starts_type()):
             return None
         loc = self.tok.loc
         vtype = self.type_ref()
@@ -1324,7 +1329,12 @@ class Parser:
 
 
 def parse_tokens(tokens: list[Token], sources: SourceManager | None = None) -> ast.Program:
-    return Parser(tokens, sources).parse_program()
+    parser = Parser(tokens, sources)
+    try:
+        return parser.parse_program()
+    except RecursionError:
+        parser.speculating = 0
+        parser.fail("program nested too deeply to parse")
 
 
 def parse_program(
