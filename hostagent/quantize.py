@@ -1,38 +1,43 @@
 """Block floating point: turning float tensors into integers the switch can add exactly, and back.
 
-The switch only adds integers. A float value x is sent as q = round(x * 2**f), where the fraction bits f follow
-from a *shared exponent* E (every |x| < 2**E, over all workers) and the number of guard bits G = ceil(log2(n))
-that keep the sum of n contributions from overflowing:
+The switch sums int32 values "in units of 2**E" (E: the job's scale, set by the controller; docs/protocol.md). A
+worker maps a float tensor x onto that integer grid with a power-of-two *tensor scale* f (fraction bits):
+w = x * 2**f wire units. All workers of a collective must use the same f, which follows from the *shared exponent*
+e (every |x| < 2**e on every worker) and the guard bits G = ceil(log2 n) that keep an n-way sum inside int32:
 
-    int32 (one exponent per tensor or chunk):  f = 31 - G - E     so |q| < 2**(31 - G) and |sum q| < 2**31
+    f = 30 - G - e        so every |w| <= 2**(30 - G) and |sum w| <= 2**30 (one spare bit for rounding)
 
-Error bound of an n-worker sum in int32 mode (rounding to nearest, then one float conversion at the end):
+int32 format: q = round(w), sent with exp = E. Error of an n-worker sum (rounding, then one float conversion):
 
-    |result - exact_sum| <= n * 2**-(f + 1)  +  eps_out * |exact_sum|
+    |result - exact_sum| <= n * 2**-(f + 1)  +  eps_out * |exact_sum|       (`int32_error_bound`)
 
-with eps_out = 2**-24 for a float32 result (2**-53 for float64). `sum_error_bound()` computes it; the tests check
-it against float64 sums. With n = 4 the first term is 2**(E - 29): about 2e-9 of the largest magnitude.
+with eps_out = 2**-24 for a float32 result (2**-53 for float64): for n = 4 the first term is 2**(e - 29).
 
-Narrow modes (int16, int8) trade precision for bytes: every packet carries its own exponent e (the block of that
-packet only), q = round(x * 2**(b - 1 - e)) clipped to +-(2**(b-1) - 1), so each value has error at most
-2**(e - b) and a sum of n at most n * 2**(e_max - b) where e_max is the largest exponent of that chunk among the
-workers (`narrow_error_bound()`). The switch widens and aligns narrow values to the slot's scale before adding.
+int16/int8 formats: each packet gets its own shift s = max(0, m - (b - 1)) from its largest |w| < 2**m, sends
+q = round(w / 2**s) (clipped to +-(2**(b-1) - 1)) with exp = E + s, and the switch shifts it back to units of 2**E.
+A contribution is off by at most one unit of its packet, 2**s; s <= 30 - G - (b - 1). If the root requantizes the
+RESULT to a narrow format (shift r, floor), add 2**r units. Bound per element (`narrow_error_bound`):
+
+    |result - exact_sum| <= (n * 2**s_max + 2**r) * 2**-f  +  eps_out * |exact_sum|
+
+Saturation never goes unnoticed: the switch flags OVERFLOW and the worker redoes the collective with an agreed
+exponent, so a predicted exponent that turns out too small costs time, never correctness.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from hostagent.exceptions import QuantizationError
 
-#: Exponent used for an all-zero block: any value works, this one keeps the scale well inside int32.
-ZERO_EXPONENT = -126
-#: Range of exponents a header field of one signed byte can carry.
-MIN_EXPONENT, MAX_EXPONENT = -128, 127
+#: Shared exponent used for an all-zero tensor (any value is exact for zeros; this one keeps f moderate).
+ZERO_EXPONENT = 0
+#: Shared exponents are clamped to this range so that 2**f stays a finite float64 for any float input.
+MIN_EXPONENT, MAX_EXPONENT = -960, 1000
 
 
 def guard_bits(n_workers: int) -> int:
@@ -43,99 +48,82 @@ def guard_bits(n_workers: int) -> int:
 
 
 def block_exponent(values: npt.NDArray[np.floating]) -> int:
-    """The smallest E with every |value| < 2**E (ZERO_EXPONENT for an all-zero or empty block).
+    """The smallest e with every |value| < 2**e (ZERO_EXPONENT for an all-zero or empty block).
 
-    Raises QuantizationError for NaN or infinity: they have no fixed-point form, and a silent wrong gradient is
+    Raises QuantizationError for NaN or infinity: they have no fixed-point form, and a silently wrong gradient is
     worse than a clear error."""
     if values.size == 0:
         return ZERO_EXPONENT
     peak = float(np.max(np.abs(values)))
     if not math.isfinite(peak):
-        raise QuantizationError("cannot quantize NaN or infinite values")
+        raise QuantizationError("cannot all-reduce NaN or infinite values")
     if peak == 0.0:
         return ZERO_EXPONENT
     _, exp = math.frexp(peak)  # peak = m * 2**exp with 0.5 <= m < 1, hence peak < 2**exp
-    return max(exp, ZERO_EXPONENT)
+    return min(max(exp, MIN_EXPONENT), MAX_EXPONENT)
 
 
-def row_exponents(rows: npt.NDArray[np.floating]) -> npt.NDArray[np.int32]:
-    """`block_exponent` of every row of a 2-D array at once (one exponent per packet)."""
+def frac_bits(shared_exponent: int, n_workers: int) -> int:
+    """Tensor scale f for a shared exponent (see the module docstring)."""
+    return 30 - guard_bits(n_workers) - shared_exponent
+
+
+def to_wire(values: npt.NDArray[Any], f: int) -> npt.NDArray[np.float64]:
+    """w = x * 2**f, exactly (a power-of-two scale in float64 loses nothing)."""
+    return np.ldexp(values.astype(np.float64), f)
+
+
+def encode_int32(wire: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """Round wire values to integers; values beyond int32 are clipped (the switch then flags OVERFLOW only if the
+    sum saturates, which the caller detects; a clip here is reported by `int32_clipped`)."""
+    return np.clip(np.rint(wire), -(2**31), 2**31 - 1).astype(np.int64)
+
+
+def int32_clipped(wire: npt.NDArray[np.float64]) -> bool:
+    return bool(wire.size) and float(np.max(np.abs(wire))) >= 2.0**31 - 0.5
+
+
+def encode_narrow(rows: npt.NDArray[np.float64], bits: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Per-packet quantization of wire rows to `bits`-bit integers: (values, shifts s, one per row)."""
+    if bits not in (8, 16):
+        raise ValueError(f"narrow formats are 8 or 16 bits, not {bits}")
     peak = np.max(np.abs(rows), axis=1) if rows.size else np.zeros(rows.shape[0])
-    if not np.all(np.isfinite(peak)):
-        raise QuantizationError("cannot quantize NaN or infinite values")
-    _, exps = np.frexp(peak)
-    exps = np.where(peak == 0.0, ZERO_EXPONENT, np.maximum(exps, ZERO_EXPONENT))
-    return exps.astype(np.int32)
-
-
-@dataclass(frozen=True)
-class Int32Scale:
-    """The int32 fixed-point scale of one block for an n-worker sum: q = round(x * 2**frac_bits)."""
-
-    exponent: int
-    n_workers: int
-
-    @property
-    def frac_bits(self) -> int:
-        return 31 - guard_bits(self.n_workers) - self.exponent
-
-    def encode(self, values: npt.NDArray[np.floating]) -> npt.NDArray[np.int32]:
-        """Fixed-point int32 of `values`; raises when a value reaches 2**exponent (the shared bound is wrong)."""
-        scaled = np.rint(np.ldexp(values.astype(np.float64), self.frac_bits))
-        limit = float(2 ** (31 - guard_bits(self.n_workers)))
-        if scaled.size and float(np.max(np.abs(scaled))) > limit:
-            raise QuantizationError(f"value beyond the shared exponent 2**{self.exponent}")
-        return scaled.astype(np.int32)
-
-    def decode(self, sums: npt.NDArray[np.integer], dtype: npt.DTypeLike = np.float32) -> npt.NDArray[np.floating]:
-        """Floats of summed fixed-point values (exact in float64, then one rounding to `dtype`)."""
-        return np.ldexp(sums.astype(np.float64), -self.frac_bits).astype(dtype)
-
-
-def sum_error_bound(
-    exponent: int, n_workers: int, exact_sum: npt.NDArray[np.floating] | float, out_dtype: npt.DTypeLike
-) -> npt.NDArray[np.floating]:
-    """Per-element bound on |int32-mode result - exact sum| (see the module docstring)."""
-    scale = Int32Scale(exponent, n_workers)
-    eps_out = float(np.finfo(np.dtype(out_dtype)).eps) / 2
-    return np.asarray(n_workers * 2.0 ** -(scale.frac_bits + 1) + eps_out * np.abs(exact_sum), dtype=np.float64)
-
-
-# -- narrow formats: one exponent per packet ----------------------------------------------------------------------
-
-
-def narrow_dtype(bits: int) -> np.dtype[np.signedinteger]:
-    if bits == 16:
-        return np.dtype(np.int16)
-    if bits == 8:
-        return np.dtype(np.int8)
-    raise ValueError(f"narrow formats are 8 or 16 bits, not {bits}")
-
-
-def encode_narrow(
-    rows: npt.NDArray[np.floating], bits: int
-) -> tuple[npt.NDArray[np.signedinteger], npt.NDArray[np.int32]]:
-    """Quantize each row (one packet) to `bits`-bit integers with its own exponent: (values, exponents).
-
-    q = round(x * 2**(bits - 1 - e)) clipped to +-(2**(bits-1) - 1): the clip only ever moves a value that rounded
-    up to exactly 2**(bits-1), by less than one unit, so the error bound still holds."""
-    exps = row_exponents(rows)
-    shift = (bits - 1) - exps.astype(np.int64)
-    scaled = np.rint(np.ldexp(rows.astype(np.float64), shift[:, None]))
+    _, m = np.frexp(peak)  # peak < 2**m (m = 0 for a zero row)
+    shifts = np.maximum(0, m.astype(np.int64) - (bits - 1))
     top = 2 ** (bits - 1) - 1
-    return np.clip(scaled, -top, top).astype(narrow_dtype(bits)), exps
+    q = np.clip(np.rint(np.ldexp(rows, -shifts[:, None])), -top, top).astype(np.int64)
+    return q, shifts
 
 
-def decode_scaled(values: npt.NDArray[np.integer], exponents: npt.NDArray[np.integer], bits: int) -> npt.NDArray[np.float64]:
-    """Floats of integer rows that carry `bits`-bit fixed point with per-row exponents (inverse of encode_narrow
-    for a sum as long as the switch returns the same scale)."""
-    shift = exponents.astype(np.int64) - (bits - 1)
-    return np.ldexp(values.astype(np.float64), shift[:, None])
+def from_wire(units: npt.NDArray[np.floating | np.integer], f: int, dtype: npt.DTypeLike) -> npt.NDArray[np.floating]:
+    """Floats of summed wire units: exact in float64, then one rounding to `dtype`."""
+    return np.ldexp(np.asarray(units, dtype=np.float64), -f).astype(dtype)
 
 
-def narrow_error_bound(max_exponent: int, n_workers: int, bits: int) -> float:
-    """Bound on |narrow-mode sum - exact sum| per element for a chunk whose largest worker exponent is given.
+def _eps(out_dtype: npt.DTypeLike) -> float:
+    return float(np.finfo(np.dtype(out_dtype)).eps) / 2
 
-    Each contribution is off by at most half a unit of its own scale, 2**(e - bits), and e <= max_exponent; the
-    switch aligns every contribution to the largest scale, which can truncate once more by one unit."""
-    return n_workers * 2.0 ** (max_exponent - bits) + n_workers * 2.0 ** (max_exponent - (bits - 1))
+
+def int32_error_bound(
+    shared_exponent: int, n_workers: int, exact_sum: npt.NDArray[np.floating], out_dtype: npt.DTypeLike
+) -> npt.NDArray[np.float64]:
+    """Per-element bound on |int32-mode result - exact sum| (see the module docstring)."""
+    f = frac_bits(shared_exponent, n_workers)
+    return n_workers * 2.0 ** -(f + 1) + _eps(out_dtype) * np.abs(np.asarray(exact_sum, dtype=np.float64))
+
+
+def narrow_error_bound(
+    shared_exponent: int,
+    n_workers: int,
+    bits: int,
+    exact_sum: npt.NDArray[np.floating],
+    out_dtype: npt.DTypeLike,
+    result_bits: int = 32,
+) -> npt.NDArray[np.float64]:
+    """Per-element bound on |narrow-mode result - exact sum|, from the largest possible packet shifts."""
+    g = guard_bits(n_workers)
+    s_max = max(0, 30 - g - (bits - 1))
+    r_max = 32 - result_bits if result_bits < 32 else None  # the root's shift: msb (<= 30) + 2 - width
+    f = frac_bits(shared_exponent, n_workers)
+    units = n_workers * 2.0**s_max + (2.0**r_max if r_max is not None else 0.0)
+    return units * 2.0**-f + _eps(out_dtype) * np.abs(np.asarray(exact_sum, dtype=np.float64))

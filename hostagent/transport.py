@@ -57,18 +57,19 @@ class Transport(ABC):
 
 
 class UdpTransport(Transport):
-    """Through the kernel's UDP stack: the switch is the IP destination `switch_addr`, on `port`."""
+    """Through the kernel's UDP stack: DATA goes to `switch_addr`:`agg_port` from `local_port`, where RESULTs
+    come back (the worker's `Endpoints.udp_port`)."""
 
-    def __init__(self, switch_addr: str, port: int, *, bind_addr: str = "0.0.0.0", bind_port: int | None = None) -> None:
-        self.dest = (switch_addr, port)
+    def __init__(self, switch_addr: str, *, local_port: int, bind_addr: str = "0.0.0.0", agg_port: int = 0xBEE0) -> None:
+        self.dest = (switch_addr, agg_port)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
         try:
-            self.sock.bind((bind_addr, port if bind_port is None else bind_port))
+            self.sock.bind((bind_addr, local_port))
             self.sock.connect(self.dest)
         except OSError as exc:
             self.sock.close()
-            raise NoRouteError(f"no route to the switch at {switch_addr}:{port}: {exc.strerror}") from None
+            raise NoRouteError(f"no route to the switch at {switch_addr}:{agg_port}: {exc.strerror}") from None
 
     def send(self, frame: bytes | bytearray | memoryview) -> None:
         try:
@@ -92,10 +93,11 @@ class UdpTransport(Transport):
 
 
 class PacketSocketTransport(Transport):
-    """Raw frames on a Linux interface (AF_PACKET): the template's MAC/IP headers go out exactly as built."""
+    """Raw frames on a Linux interface (AF_PACKET): the template's MAC/IP headers go out exactly as built; frames
+    to UDP port `udp_port` (the worker's `Endpoints.udp_port`) come back. Needs CAP_NET_RAW."""
 
-    def __init__(self, interface: str, port: int) -> None:
-        self.port = port
+    def __init__(self, interface: str, udp_port: int) -> None:
+        self.port = udp_port
         try:
             self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(_ETH_P_ALL))
             self.sock.bind((interface, 0))
@@ -132,9 +134,8 @@ class SwitchLike(Protocol):
 class SwitchPorts:
     """Connects in-process workers to the ports of one embedded switch: frames a port emits land in its queue."""
 
-    def __init__(self, switch: SwitchLike, agg_port: int) -> None:
+    def __init__(self, switch: SwitchLike) -> None:
         self.switch = switch
-        self.agg_port = agg_port
         self._queues: dict[int, queue.Queue[bytes]] = {}
         self._lock = threading.Lock()
         switch.add_output_callback(self._on_output)
@@ -144,12 +145,12 @@ class SwitchPorts:
         if q is not None:
             q.put(bytes(frame))
 
-    def attach(self, port: int) -> SwitchPortTransport:
-        """A transport for the host wired to `port` (one per port)."""
+    def attach(self, port: int, udp_port: int) -> SwitchPortTransport:
+        """A transport for the host wired to `port`, receiving the UDP datagrams sent to `udp_port`."""
         if port in self._queues:
             raise ValueError(f"switch port {port} already has a host")
         self._queues[port] = queue.Queue()
-        return SwitchPortTransport(self, port)
+        return SwitchPortTransport(self, port, udp_port)
 
     def inject(self, port: int, frame: bytes) -> None:
         with self._lock:  # worker threads share one switch; its ingress is entered by one of them at a time
@@ -159,9 +160,10 @@ class SwitchPorts:
 class SwitchPortTransport(Transport):
     """One host's link to a `SwitchPorts` switch port."""
 
-    def __init__(self, ports: SwitchPorts, port: int) -> None:
+    def __init__(self, ports: SwitchPorts, port: int, udp_port: int) -> None:
         self.ports = ports
         self.port = port
+        self.udp_port = udp_port
         self._queue = ports._queues[port]
 
     def send(self, frame: bytes | bytearray | memoryview) -> None:
@@ -174,6 +176,6 @@ class SwitchPortTransport(Transport):
                 frame = self._queue.get(timeout=max(deadline - time.monotonic(), 1e-6))
             except queue.Empty:
                 return None
-            payload = udp_payload(frame, self.ports.agg_port)
+            payload = udp_payload(frame, self.udp_port)
             if payload is not None:
                 return payload

@@ -1,0 +1,302 @@
+"""`Worker`: one rank's reliable, quantized all-reduce through the aggregation switches.
+
+    worker = Worker(job=1, rank=0, n_workers=4, transport=UdpTransport("10.0.1.254", AGG_PORT, ...), pool_size=32)
+    total = worker.allreduce(np.asarray(grad, dtype=np.float32))
+
+The worker owns reliability (docs/protocol.md): it sends one chunk per slot of the job's pool, sends a slot's next
+chunk only when that slot's RESULT came back (self-clocked, `SlotWindow`), retransmits on timeout with backoff, and
+accepts a RESULT only if it answers an outstanding chunk (job, step, slot, version and seq all match) and its
+linear checksum holds; a failed checksum triggers an immediate retransmission and is counted. Floats travel as
+block floating point (`quantize`): the shared exponent comes from the caller, from the previous result of the same
+tensor (no extra round trip), or from a one-packet agreement round; a saturated sum (OVERFLOW) makes every worker
+redo the collective with an agreed exponent, so a wrong guess never yields a wrong result.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from hostagent import protocol as P
+from hostagent import quantize as Q
+from hostagent.chunking import ChunkPlan, Reassembly
+from hostagent.codec import ChunkHeaders, Endpoints, build_template, fill_frames, mark_retransmission, parse_payload
+from hostagent.exceptions import AllReduceTimeoutError, JobNotAdmittedError, ProtocolError, QuantizationError
+from hostagent.transport import Transport
+from hostagent.validate import check_array
+from hostagent.window import Send, SlotVersions, SlotWindow
+
+FORMATS = {"int32": P.FMT_INT32, "int16": P.FMT_INT16, "int8": P.FMT_INT8}
+_FMT_BITS = {P.FMT_INT32: 32, P.FMT_INT16: 16, P.FMT_INT8: 8}
+_EXP_BITS = 12  # bits per rank in the exponent agreement round (covers MAX_EXPONENT - MIN_EXPONENT)
+
+
+@dataclass
+class WorkerStats:
+    """Counters over the worker's lifetime (`asdict()` for JSON)."""
+
+    calls: int = 0
+    chunks: int = 0
+    packets_sent: int = 0
+    packets_received: int = 0
+    retransmissions: int = 0
+    checksum_failures: int = 0
+    duplicates: int = 0
+    ignored: int = 0
+    overflow_redos: int = 0
+    exponent_rounds: int = 0
+    bytes_sent: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(asdict(self))
+
+
+@dataclass(frozen=True)
+class _Exchange:
+    units: npt.NDArray[np.int64]  # summed values in units of 2**scale_exp, padded rows flattened
+    overflow: bool
+
+
+class Worker:
+    """One rank of job `job`. Options are keyword-only; the job's parameters come from the controller."""
+
+    def __init__(
+        self,
+        job: int,
+        rank: int,
+        *,
+        n_workers: int,
+        transport: Transport,
+        child: int | None = None,
+        pool_size: int = 32,
+        scale_exp: int = 0,
+        fmt: str = "int32",
+        endpoints: Endpoints | None = None,
+        timeout: float = 0.05,
+        max_timeout: float = 1.0,
+        backoff: float = 2.0,
+        max_retries: int = 20,
+        exponent_headroom: int = 1,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not 0 <= job <= 0xFFFF:
+            raise ProtocolError(f"job id {job} does not fit the 16-bit job_id field")
+        if n_workers < 1 or not 0 <= rank < n_workers:
+            raise ProtocolError(f"rank {rank} is not in a job of {n_workers} workers")
+        child = rank if child is None else child
+        if not 0 <= child < P.MAX_CHILDREN:
+            raise ProtocolError(f"child index {child} does not fit the 5-bit child field (0..{P.MAX_CHILDREN - 1})")
+        if not 1 <= pool_size <= 0xFFFF:
+            raise ProtocolError(f"slot pool size {pool_size} is not in 1..65535")
+        if fmt not in FORMATS:
+            raise ProtocolError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        if not -128 <= scale_exp <= 127:
+            raise ProtocolError(f"scale exponent {scale_exp} does not fit the signed 8-bit exp field")
+        self.job = job
+        self.rank = rank
+        self.n_workers = n_workers
+        self.child = child
+        self.transport = transport
+        self.scale_exp = scale_exp
+        self.fmt = FORMATS[fmt]
+        self.endpoints = endpoints or Endpoints()
+        self.timeout, self.max_timeout, self.backoff, self.max_retries = timeout, max_timeout, backoff, max_retries
+        self.exponent_headroom = exponent_headroom
+        self.clock = clock
+        self.versions = SlotVersions(pool_size)
+        self.stats = WorkerStats()
+        self.last_exponent: int | None = None
+        self._templates = {f: build_template(self.endpoints, f) for f in {P.FMT_INT32, self.fmt}}
+        self._predicted: dict[Hashable, int] = {}
+        self._step = 0
+        self._answered = False
+
+    # -- public API ----------------------------------------------------------------------------------------------
+
+    def allreduce(
+        self, array: npt.NDArray[np.generic], *, exponent: int | None = None, key: Hashable | None = None
+    ) -> npt.NDArray[np.generic]:
+        """The element-wise sum of `array` over the job's workers, same shape and dtype.
+
+        int32 is exact (saturating: an overflowing sum raises QuantizationError). float32/float64 are within the
+        bound of `hostagent.quantize`. `exponent` (the same on all workers) fixes the shared exponent; otherwise
+        it is predicted from this tensor's previous result (`key`, default: size and dtype) or agreed first."""
+        arr = check_array(array)
+        start = time.perf_counter()
+        flat = arr.reshape(-1)
+        try:
+            if flat.size == 0:
+                return arr.copy()
+            if arr.dtype == np.int32:
+                out: npt.NDArray[np.generic] = self._allreduce_int32(flat)
+            else:
+                out = self._allreduce_float(flat, exponent, key if key is not None else (flat.size, arr.dtype.str))
+            return out.reshape(arr.shape)
+        finally:
+            self.stats.calls += 1
+            self.stats.seconds += time.perf_counter() - start
+
+    def agree_exponent(self, local: int) -> int:
+        """The largest of every worker's `local` exponent, through the switch (one packet for up to 5 workers).
+
+        Each rank writes its exponent as 0/1 bits into its own lanes; sums of 0/1 stay exact even if the job's
+        result format is int8, so the round works under every quantization setting."""
+        v = min(max(local, Q.MIN_EXPONENT), Q.MAX_EXPONENT) - Q.MIN_EXPONENT
+        lanes = np.zeros(self.n_workers * _EXP_BITS, dtype=np.int64)
+        lanes[self.rank * _EXP_BITS : (self.rank + 1) * _EXP_BITS] = (v >> np.arange(_EXP_BITS)) & 1
+        ex = self._exchange(lanes, P.FMT_INT32)
+        self.stats.exponent_rounds += 1
+        if ex.overflow:
+            raise QuantizationError("the switch flagged OVERFLOW on the exponent agreement round")
+        bits = ex.units[: lanes.size].reshape(self.n_workers, _EXP_BITS)
+        if np.any((bits != 0) & (bits != 1)):
+            raise QuantizationError("exponent agreement returned non-binary lanes: another job shares the slots?")
+        values = (bits << np.arange(_EXP_BITS)).sum(axis=1)
+        return int(values.max()) + Q.MIN_EXPONENT
+
+    # -- int32 and float paths -----------------------------------------------------------------------------------
+
+    def _allreduce_int32(self, flat: npt.NDArray[np.generic]) -> npt.NDArray[np.int32]:
+        ex = self._exchange(flat.astype(np.int64), P.FMT_INT32)
+        if ex.overflow:
+            raise QuantizationError(f"job {self.job}: the int32 sum overflowed (the switch saturated it)")
+        return ex.units[: flat.size].astype(np.int32)
+
+    def _allreduce_float(self, flat: npt.NDArray[np.generic], exponent: int | None, key: Hashable) -> npt.NDArray[np.floating]:
+        local = Q.block_exponent(flat.astype(np.float64))  # also refuses NaN/inf before anything is sent
+        if exponent is None:
+            exponent = self._predicted.get(key)
+        if exponent is None:
+            exponent = self.agree_exponent(local)
+        for attempt in range(2):
+            f = Q.frac_bits(exponent, self.n_workers)
+            wire = Q.to_wire(flat, f)
+            if self.fmt == P.FMT_INT32:
+                ex = self._exchange(Q.encode_int32(wire), P.FMT_INT32)
+            else:
+                ex = self._exchange_narrow(wire)
+            if not ex.overflow:
+                break
+            if attempt == 1:
+                raise QuantizationError(f"job {self.job}: sum saturated even with the agreed exponent {exponent}")
+            self.stats.overflow_redos += 1  # every worker saw the same flagged RESULT, so all redo together
+            exponent = self.agree_exponent(local)
+        self.last_exponent = exponent
+        out = Q.from_wire(ex.units[: flat.size], f, flat.dtype)
+        self._predicted[key] = Q.block_exponent(out) + self.exponent_headroom
+        return out
+
+    def _exchange_narrow(self, wire: npt.NDArray[np.float64]) -> _Exchange:
+        plan = ChunkPlan(wire.size, P.VALUES_PER_PACKET)
+        rows = np.asarray(plan.split(wire), dtype=np.float64)
+        q, shifts = Q.encode_narrow(rows, _FMT_BITS[self.fmt])
+        exps = self.scale_exp + shifts
+        if np.any(exps > 127):
+            raise QuantizationError("a packet exponent does not fit the 8-bit exp field; lower the job's scale")
+        return self._exchange(q.reshape(-1)[: wire.size], self.fmt, exps)
+
+    # -- the reliable exchange -----------------------------------------------------------------------------------
+
+    def _exchange(
+        self, values: npt.NDArray[np.int64], fmt: int, exps: npt.NDArray[np.int64] | None = None
+    ) -> _Exchange:
+        """Send `values` (integers in range for `fmt`) as DATA, collect every RESULT; sums in units of 2**E."""
+        plan = ChunkPlan(values.size, P.VALUES_PER_PACKET)
+        rows = plan.split(values)
+        n = plan.n_chunks
+        pool = len(self.versions)
+        seqs = np.arange(n, dtype=np.int64)
+        slots = seqs % pool
+        start_bits = np.asarray(self.versions.bits, dtype=np.int64)
+        vers = (start_bits[slots] + seqs // pool) & 1
+        step = self._step
+        self._step = (self._step + 1) & 0xFFFFFFFF
+        hdr = ChunkHeaders(
+            job_id=self.job,
+            child=self.child,
+            step=step,
+            slots=slots,
+            versions=vers,
+            seqs=seqs,
+            exps=np.full(n, self.scale_exp, dtype=np.int64) if exps is None else exps,
+        )
+        frames = fill_frames(self._templates[fmt], fmt, hdr, rows)
+        window = SlotWindow(
+            n,
+            self.versions,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            clock=self.clock,
+            backoff=self.backoff,
+            max_timeout=self.max_timeout,
+            job=self.job,
+            rank=self.rank,
+        )
+        reasm = Reassembly(plan, np.int64)
+        overflow = False
+        self.stats.chunks += n
+        send = self.transport.send
+        flen = frames.shape[1]
+
+        def emit(s: Send) -> None:
+            if s.retry:
+                mark_retransmission(frames[s.seq])
+            send(frames[s.seq])
+            self.stats.packets_sent += 1
+            self.stats.bytes_sent += flen
+
+        for s in window.start():
+            emit(s)
+        retrans_before = window.retransmissions
+        try:
+            while not window.finished:
+                deadline = window.next_deadline()
+                wait = 0.0 if deadline is None else max(deadline - self.clock(), 0.0)
+                payload = self.transport.recv(wait)
+                if payload is None:
+                    for s in window.expired():
+                        emit(s)
+                    continue
+                self.stats.packets_received += 1
+                r = parse_payload(payload)
+                if r is None or r.job_id != self.job or not r.flags & P.FLAG_RESULT or r.step != step:
+                    self.stats.ignored += 1
+                    continue
+                self._answered = True
+                if not window.expects(r.slot, r.seq, r.version):
+                    if 0 <= r.seq < n and reasm.has(r.seq):
+                        self.stats.duplicates += 1
+                    else:
+                        self.stats.ignored += 1
+                    continue
+                if r.flags & P.FLAG_OVERFLOW:
+                    overflow = True  # the values are clamped; the caller redoes the collective
+                elif r.flags & P.FLAG_CORRUPT or not r.checksum_ok:
+                    self.stats.checksum_failures += 1
+                    retry = window.retry_now(r.slot)
+                    if retry is not None:
+                        emit(retry)
+                    continue
+                if r.exp < self.scale_exp:
+                    raise ProtocolError(f"RESULT exponent {r.exp} below the job's scale {self.scale_exp}")
+                units = r.values.astype(np.int64) << (r.exp - self.scale_exp)
+                reasm.accept(r.seq, units)
+                nxt = window.complete(r.slot, r.seq, r.version)
+                if nxt is not None:
+                    emit(nxt)
+        except AllReduceTimeoutError as exc:
+            if not self._answered:
+                raise JobNotAdmittedError(
+                    f"job {self.job} rank {self.rank}: the switch never answered ({exc.retries} retries of "
+                    f"{len(exc.missing)}/{exc.total} chunks): the job or this host is not admitted, the switch is "
+                    "unreachable, or the other workers are not running"
+                ) from None
+            raise
+        finally:
+            self.stats.retransmissions += window.retransmissions - retrans_before
+        return _Exchange(reasm.rows.reshape(-1), overflow)
