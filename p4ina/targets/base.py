@@ -169,13 +169,17 @@ class Target(abc.ABC):
         switch = self.launch(config)
         try:
             self.wait_ready(switch, timeout)
-            for port, impairment in config.impairments.items():
-                if not impairment.is_null:
-                    self.set_port_impairment(switch, port, impairment)
+            self.apply_initial_impairments(switch)
         except BaseException:
             switch.stop()
             raise
         return switch
+
+    def apply_initial_impairments(self, switch: RunningSwitch) -> None:
+        """Apply `config.impairments` once the switch answers (targets that take them as flags override this)."""
+        for port, impairment in switch.config.impairments.items():
+            if not impairment.is_null:
+                self.set_port_impairment(switch, port, impairment)
 
     def stop(self, switch: RunningSwitch) -> None:
         switch.stop()
