@@ -57,10 +57,11 @@ class RuntimeBindings:
         return self.hasher(algorithm)(field_bytes(fields))
 
     def hash_range(self, algorithm: str, fields: Iterable[tuple[int, int]], base: int, max_: int) -> int:
-        """v1model `hash()`: `base + (hash % max)` as BMv2's `modify_field_with_hash_based_offset`; the caller
-        truncates to the output width. A `max` of 0 means no modulo (BMv2 would divide by zero)."""
-        value = self.hash(algorithm, fields)
-        return base + (value % max_ if max_ else value)
+        """v1model `hash()` as BMv2 documents it: `base + (hash % max)` if `max >= 1`, otherwise `base`. The
+        caller truncates to the output width."""
+        if max_ < 1:
+            return base
+        return base + self.hash(algorithm, fields) % max_
 
     def hasher(self, algorithm: str) -> Callable[[bytes], int]:
         """The byte-level function of `algorithm`, for generated code that builds its own input bytes."""
