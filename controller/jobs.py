@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import asdict
 from typing import Protocol
 
 from google.protobuf import text_format
@@ -99,7 +100,7 @@ class JobManager:
         plan = plan_job(self.topo, tree, grants, job_id, quant, ranks, scale=scale, worker_ports=ports)
         record = JobRecord(job_id, name or f"job{job_id}", list(members), quant, slots, root, tree, grants, ranks,
                            {sw: p.to_dict() for sw, p in plan.switches.items()}, created=time.time(),
-                           scale=scale, worker_ports=ports)
+                           scale=scale, worker_ports=ports, workers=[asdict(m) for m in plan.members])
         record.installed = self._install(plan.switches)
         self.state.jobs[job_id] = record
         return record
@@ -198,6 +199,7 @@ class JobManager:
         record.installed = {}
         record.tree, record.grants = tree, grants
         record.plans = {sw: p.to_dict() for sw, p in plan.switches.items()}
+        record.workers = [asdict(m) for m in plan.members]
         record.installed = self._install(plan.switches)
         record.status = "active"
         record.rebuilt += 1

@@ -45,6 +45,7 @@ class JobRecord:
     plans: dict[str, dict[str, Any]] = field(default_factory=dict)  # switch -> SwitchJobPlan.to_dict()
     installed: dict[str, list[str]] = field(default_factory=dict)  # switch -> Entity text protos, install order
     scale: int = 0
+    workers: list[dict[str, Any]] = field(default_factory=list)  # plan.MemberInfo per rank: switch, child index
     worker_ports: dict[str, int] = field(default_factory=dict)
     status: str = "active"  # active, degraded (a switch of the tree is down and no tree could be rebuilt)
     created: float = 0.0

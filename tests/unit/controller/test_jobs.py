@@ -1,0 +1,123 @@
+"""Jobs installed on loopback P4Runtime doubles: entries read back as intended, delete leaves nothing,
+admission refuses cleanly, a failed switch aborts the install everywhere, a lost spine moves the tree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from p4ina_p4info import documented_p4info
+from p4rt_double import DoubleServer
+
+from controller.exceptions import AdmissionError, SwitchUnavailableError
+from controller.fabric import Fabric
+from controller.jobs import JobManager, from_text
+from controller.p4info import P4InfoHelper
+from controller.program import P4inaProgram
+from controller.state import ControllerState
+from controller.topologies import leaf_spine
+from controller.topology import Topology
+
+
+Env = tuple[Topology, dict[str, DoubleServer], Fabric]
+
+
+@pytest.fixture
+def fabric() -> Iterator[Env]:
+    topo = leaf_spine(leaves=2, spines=2, hosts_per_leaf=2)
+    servers = {name: DoubleServer() for name in topo.switches}
+    for name, s in servers.items():
+        topo.switches[name].grpc = s.address
+    fab = Fabric(topo, timeout=2)
+    info = documented_p4info()
+    fab.push_pipeline(info, b"{}").raise_first()
+    yield topo, servers, fab
+    fab.close()
+    for s in servers.values():
+        s.stop()
+
+
+def _manager(topo: Topology, fab: Fabric) -> JobManager:
+    return JobManager(topo, fab, P4inaProgram(), P4InfoHelper(documented_p4info()), ControllerState())
+
+
+def _held(servers: dict[str, DoubleServer]) -> dict[str, int]:
+    return {n: len(s.servicer.tables) + len(s.servicer.groups) for n, s in servers.items()}
+
+
+def test_create_reads_back_as_intended_and_delete_leaves_nothing(fabric: Env) -> None:
+    topo, servers, fab = fabric
+    jobs = _manager(topo, fab)
+    rec = jobs.create(["h1", "h2", "h3", "h4"], slots=64)
+    assert rec.tree.root.startswith("spine") and set(rec.tree.switches) == {"leaf1", "leaf2", rec.tree.root}
+    back = jobs.read_back(rec.job_id)
+    for sw, texts in rec.installed.items():
+        intended = [from_text(t) for t in texts]
+        assert len(back[sw]) == len(intended)
+        assert sorted(e.SerializeToString(deterministic=True) for e in back[sw]) == \
+            sorted(e.SerializeToString(deterministic=True) for e in intended)
+    # the documented example: leaves admit their two workers as children 0 and 1 and point at the spine
+    helper = P4InfoHelper(documented_p4info())
+    leaf1 = [helper.decode_table_entry(from_text(t).table_entry) for t in rec.installed["leaf1"]
+             if from_text(t).HasField("table_entry")]
+    job_row = next(e for e in leaf1 if e.table == "P4inaIngress.admission.job")
+    params = dict(job_row.params)
+    assert job_row.action == "P4inaIngress.admission.set_job_member"
+    assert params["children"] == 2 and params["slot_count"] == 64 and params["parent_port"] == 3
+    admits = sorted(dict(e.match)["hdr.agg.child"][0] for e in leaf1 if e.table.endswith("agg_children"))
+    assert admits == [0, 1]
+    assert [(w["host"], w["rank"], w["switch"], w["child_index"]) for w in rec.workers] == [
+        ("h1", 0, "leaf1", 0), ("h2", 1, "leaf1", 1), ("h3", 2, "leaf2", 0), ("h4", 3, "leaf2", 1)]
+    assert _held(servers)[rec.tree.root] > 0 and all(v == 0 for k, v in _held(servers).items()
+                                                    if k not in rec.tree.parent)
+    jobs.delete(rec.job_id)
+    assert all(v == 0 for v in _held(servers).values())
+    assert not jobs.state.jobs
+
+
+def test_admission_refuses_when_slots_run_out(fabric: Env) -> None:
+    topo, servers, fab = fabric
+    jobs = _manager(topo, fab)
+    first = jobs.create(["h1", "h3"], slots=400)
+    before = _held(servers)
+    with pytest.raises(AdmissionError, match=r"switch leaf\d has 112 free slots .* the job needs 200"):
+        jobs.create(["h2", "h4"], slots=200)
+    assert _held(servers) == before, "a refused job must install nothing"
+    second = jobs.create(["h2", "h4"], slots=112)
+    assert second.grants["leaf1"].slot_base == 400
+    assert first.tree.root != second.tree.root, "the second job takes the other spine"
+
+
+def test_job_indices_run_out_before_the_counters_overflow(fabric: Env) -> None:
+    topo, _, fab = fabric
+    jobs = _manager(topo, fab)
+    for _ in range(16):
+        jobs.create(["h1", "h2"], slots=1)
+    with pytest.raises(AdmissionError, match="leaf1 already serves 16 jobs"):
+        jobs.create(["h1", "h2"], slots=1)
+
+
+def test_unreachable_switch_aborts_the_install_everywhere(fabric: Env) -> None:
+    topo, servers, fab = fabric
+    jobs = _manager(topo, fab)
+    fab.client("leaf2").close()
+    servers["leaf2"].stop()
+    with pytest.raises(SwitchUnavailableError, match="leaf2"):
+        jobs.create(["h1", "h3"], slots=8)
+    assert all(v == 0 for k, v in _held(servers).items() if k != "leaf2")
+    assert not jobs.state.jobs
+
+
+def test_rebuild_moves_the_tree_off_a_lost_spine(fabric: Env) -> None:
+    topo, servers, fab = fabric
+    jobs = _manager(topo, fab)
+    rec = jobs.create(["h1", "h3"], slots=8)
+    lost = rec.tree.root
+    fab.client(lost).close()
+    servers[lost].stop()
+    jobs.state.down_switches.append(lost)
+    assert jobs.affected(switch=lost) == [rec.job_id]
+    again = jobs.rebuild(rec.job_id)
+    assert again.tree.root != lost and lost not in again.installed
+    back = jobs.read_back(rec.job_id)
+    assert {sw: len(v) for sw, v in back.items()} == {sw: len(v) for sw, v in again.installed.items()}
