@@ -11,6 +11,7 @@ The P4 program (p4src/include/headers.p4) declares the same layout; change one, 
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import numpy as np
 from scapy.fields import (
@@ -54,7 +55,7 @@ FORMAT_NAMES = {FMT_INT32: "int32", FMT_INT16: "int16", FMT_INT8: "int8"}
 #: Bytes per element for each format.
 ELEMENT_SIZE = {FMT_INT32: 4, FMT_INT16: 2, FMT_INT8: 1}
 #: numpy dtype of the value vector on the wire (network byte order) for each format.
-VALUE_DTYPE = {FMT_INT32: np.dtype(">i4"), FMT_INT16: np.dtype(">i2"), FMT_INT8: np.dtype("i1")}
+VALUE_DTYPE: dict[int, np.dtype[Any]] = {FMT_INT32: np.dtype(">i4"), FMT_INT16: np.dtype(">i2"), FMT_INT8: np.dtype("i1")}
 #: Inclusive range of one element for each format.
 VALUE_RANGE = {FMT_INT32: (-(2**31), 2**31 - 1), FMT_INT16: (-(2**15), 2**15 - 1), FMT_INT8: (-(2**7), 2**7 - 1)}
 
