@@ -14,10 +14,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "switch"))
 
-from switch_cli_runner import run_switch, switch_command  # noqa: E402
-from switch_ctlprog import ctl, device_config, observe  # noqa: E402
+from switch_cli_runner import run_switch, switch_command
+from switch_ctlprog import ctl, device_config, observe
 
-from p4switch.switch.ports import PcapWriter, read_pcap  # noqa: E402
+from p4switch.switch.ports import PcapWriter, read_pcap
 
 ENTRIES = """
 updates { type: INSERT entity { packet_replication_engine_entry { multicast_group_entry { multicast_group_id: 1
