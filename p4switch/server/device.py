@@ -23,9 +23,13 @@ DEVICE_CONFIG_FORMAT = "p4ina-v1model/1"
 class Device(Protocol):
     """The switch as seen by the server (docs/targets.md, `Switch`)."""
 
-    state: RuntimeState | None
-    cpu_port: int | None
     packet_in_sink: Callable[[bytes], None] | None
+
+    @property
+    def state(self) -> RuntimeState | None: ...
+
+    @property
+    def cpu_port(self) -> int | None: ...
 
     def install_pipeline(self, p4info: p4info_pb2.P4Info, device_config: bytes) -> None: ...
 
