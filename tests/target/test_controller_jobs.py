@@ -7,6 +7,7 @@ as docs/p4-program.md documents it (tests/unit/controller/p4ina_p4info.py); the 
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,13 +38,13 @@ def _documented_p4info() -> p4info_pb2.P4Info:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.documented_p4info()  # type: ignore[no-any-return]
+    info: p4info_pb2.P4Info = module.documented_p4info()
+    return info
 
 
 def _pipeline() -> tuple[p4info_pb2.P4Info, bytes]:
     try:
-        from p4switch import compiler  # type: ignore[attr-defined]
-
+        compiler = importlib.import_module("p4switch.compiler")
         result = compiler.compile_file(str(REPO / "p4src" / "p4ina.p4"))
         config = result.device_config
         return result.p4info, config.encode() if isinstance(config, str) else bytes(config)

@@ -18,7 +18,6 @@ from controller.state import ControllerState
 from controller.topologies import leaf_spine
 from controller.topology import Topology
 
-
 Env = tuple[Topology, dict[str, DoubleServer], Fabric]
 
 
