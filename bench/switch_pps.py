@@ -1,0 +1,197 @@
+"""Embedded switch packets/s: file mode for plain L3 forwarding and the SwitchML-style aggregation (64 x int32,
+4 workers), and the live switch forwarding between two veth pairs (root only)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+L3_PROGRAM = Path(__file__).resolve().parent / "switch_pps_l3.p4"
+AGGREGATE_PROGRAM = REPO / "tests" / "conformance" / "programs" / "aggregate.p4"
+AGGREGATE_INPUT = REPO / "tests" / "conformance" / "cases" / "aggregate" / "p0_in.pcap"
+BMV2_AGGREGATE_PPS = 15_800  # optimized BMv2 build, same program, this machine (the bar to beat)
+VETHS = (("p4b-a0", "p4b-a1"), ("p4b-b0", "p4b-b1"))
+
+
+def run(quick: bool) -> dict[str, Any]:
+    """`p4ina bench` entry point: every measurement, or the reason it was skipped."""
+    n = 3_000 if quick else 30_000
+    results: dict[str, Any] = {"bmv2_aggregate_pps_reference": BMV2_AGGREGATE_PPS}
+    with tempfile.TemporaryDirectory(prefix="p4ina-bench-") as tmp:
+        build = Path(tmp)
+        l3 = _compile_or_reason(L3_PROGRAM, build)
+        agg = _compile_or_reason(AGGREGATE_PROGRAM, build)
+        results["l3_forward_file"] = _file_mode(l3, l3_frames(256), n) if isinstance(l3, tuple) else {"skipped": l3}
+        if isinstance(agg, tuple):
+            from p4switch.switch.ports import read_pcap
+
+            frames = [f for _, f in read_pcap(AGGREGATE_INPUT)]
+            results["aggregate_file"] = _file_mode(agg, frames, n)
+        else:
+            results["aggregate_file"] = {"skipped": agg}
+        if not isinstance(l3, tuple):
+            results["l3_forward_live_veth"] = {"skipped": l3}
+        elif os.geteuid() != 0:
+            results["l3_forward_live_veth"] = {"skipped": "needs root for veth pairs"}
+        else:
+            results["l3_forward_live_veth"] = _live_veth(l3, n)
+    results["summary"] = {
+        key: results[name]["pps"]
+        for key, name in (("l3_file_pps", "l3_forward_file"), ("aggregate_file_pps", "aggregate_file"),
+                          ("live_veth_pps", "l3_forward_live_veth"))
+        if "pps" in results[name]
+    }
+    results["summary"]["bmv2_aggregate_pps"] = BMV2_AGGREGATE_PPS
+    return results
+
+
+# ----------------------------------------------------------------------------------------------------- set-up
+
+
+def _compile_or_reason(source: Path, build: Path) -> tuple[Any, bytes] | str:
+    """Compile with `p4ina compile`; the (P4Info, device config) pair, or why not."""
+    from p4switch.switch.pipeline import load_p4info
+
+    out = build / source.stem
+    result = subprocess.run(
+        [sys.executable, "-m", "p4ina", "compile", str(source), "-o", str(out)],
+        capture_output=True, text=True, timeout=600,
+    )
+    config = out / f"{source.stem}.json"
+    if result.returncode != 0 or not config.exists():
+        detail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"p4ina compile {source.name} failed: {detail}"
+    return load_p4info(out / f"{source.stem}.p4info.txtpb"), config.read_bytes()
+
+
+def l3_frames(count: int) -> list[bytes]:
+    """Ethernet/IPv4/UDP frames to 10.0.1.x and 10.0.2.x with valid header checksums."""
+    from p4switch.runtime.hashes import csum16
+
+    frames = []
+    for i in range(count):
+        dst = bytes([10, 0, 1 + i % 2, 1 + i % 250])
+        header = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + 8 + 18, i, 0, 64, 17, 0, bytes([10, 0, 9, 1]), dst)
+        header = header[:10] + struct.pack(">H", csum16(header)) + header[12:]
+        udp = struct.pack(">HHHH", 1000 + i, 2000, 8 + 18, 0) + bytes(18)
+        frames.append(b"\x00\x00\x00\x00\x01\x01" + b"\x02\x00\x00\x00\x00\x09" + b"\x08\x00" + header + udp)
+    return frames
+
+
+# ---------------------------------------------------------------------------------------------------- file mode
+
+
+def _file_mode(program: tuple[Any, bytes], frames: list[bytes], n: int) -> dict[str, Any]:
+    """Packets/s of the run-to-completion file-mode engine (pcap I/O excluded: it is not the switch's work)."""
+    from p4switch.switch.filemode import FileModeRunner, TickClock
+    from p4switch.switch.pipeline import build_pipeline
+
+    clock = TickClock()
+    pipeline = build_pipeline(*program, seed=1, clock_us=clock)
+    runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(5)}, clock=clock)
+    warm = min(len(frames), 200)
+    for i in range(warm):
+        runner.process(0, frames[i], i)
+    outputs = runner.outputs()
+    for out in outputs.values():
+        out.clear()
+    start = time.perf_counter()
+    for i in range(n):
+        runner.process(0, frames[i % len(frames)], i)
+    seconds = time.perf_counter() - start
+    emitted = sum(len(v) for v in outputs.values())
+    return {"packets": n, "seconds": round(seconds, 4), "pps": round(n / seconds, 1),
+            "us_per_packet": round(seconds / n * 1e6, 2), "frames_out": emitted}
+
+
+# ---------------------------------------------------------------------------------------------------- live veth
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True)
+
+
+def _veths_up() -> None:
+    for a, b in VETHS:
+        subprocess.run(["ip", "link", "del", a], capture_output=True)
+        _ip("link", "add", a, "type", "veth", "peer", "name", b)
+        for name in (a, b):
+            subprocess.run(["sysctl", "-qw", f"net.ipv6.conf.{name}.disable_ipv6=1"], capture_output=True)
+            _ip("link", "set", name, "up")
+
+
+def _veths_down() -> None:
+    for a, _ in VETHS:
+        subprocess.run(["ip", "link", "del", a], capture_output=True)
+
+
+def _live_veth(program: tuple[Any, bytes], n: int) -> dict[str, Any]:
+    """Blast frames into veth port 1 and count what leaves port 2: the saturated forwarding rate."""
+    if shutil.which("ip") is None:
+        return {"skipped": "iproute2 'ip' not found"}
+    from p4switch.switch.core import Switch
+
+    frames = [f for f in l3_frames(256) if f[32] == 2]  # 10.0.2.x: routed to port 2
+    _veths_up()
+    sw = Switch(queue_depth=1024)
+    try:
+        sw.install_pipeline(*program)
+        sw.add_interface(1, VETHS[0][1])
+        sw.add_interface(2, VETHS[1][1])
+        sw.start()
+        rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+        rx.bind((VETHS[1][0], 0))
+        rx.settimeout(1.0)
+        tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        tx.bind((VETHS[0][0], 0))
+        times: list[float] = []
+
+        def receive() -> None:
+            while True:
+                try:
+                    _, addr = rx.recvfrom(2048)
+                except TimeoutError:
+                    return
+                if addr[2] != 4:  # not our own outgoing copy
+                    times.append(time.perf_counter())
+
+        t = threading.Thread(target=receive, daemon=True)
+        t.start()
+        sent = 0
+        start = time.perf_counter()
+        for i in range(n):
+            try:
+                tx.send(frames[i % len(frames)])
+                sent += 1
+            except OSError:
+                pass
+        send_seconds = time.perf_counter() - start
+        t.join(timeout=60)
+        rx.close()
+        tx.close()
+    finally:
+        sw.stop()
+        _veths_down()
+    received = len(times)
+    span = times[-1] - times[0] if received > 1 else 0.0
+    return {
+        "offered": sent, "offered_pps": round(sent / send_seconds, 1), "received": received,
+        "pps": round((received - 1) / span, 1) if span > 0 else 0.0, "switch_stats": {
+            k: v for k, v in sw.stats().items() if isinstance(v, int)},
+    }
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(run(quick="--quick" in sys.argv), indent=2))
