@@ -45,6 +45,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cpu-port", type=int, default=None, metavar="N", help="port number of the CPU (packet-in/out)")
     p.add_argument("--priority-queues", type=int, default=1, metavar="N", help="egress queues per port")
     p.add_argument("--queue-depth", type=int, default=None, metavar="PKTS", help="initial depth of every queue")
+    p.add_argument(
+        "--queue-rate", action="append", default=[], metavar="PORT[:PRIO]=PPS",
+        help="rate-limit an egress queue at start (BMv2 does this with set_queue_rate over Thrift)",
+    )
     p.add_argument("--log-console", action="store_true", help="log to stderr (per-packet events at debug level)")
     p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     p.add_argument("--pcap", nargs="?", const=".", default=None, metavar="DIR", help="capture every port to DIR")
@@ -160,6 +164,20 @@ def _impairment_configs(args: argparse.Namespace) -> dict[tuple[int, str], Any]:
     return configs
 
 
+def _queue_rates(args: argparse.Namespace) -> list[tuple[int, int | None, float]]:
+    rates = []
+    for spec in args.queue_rate:
+        where, sep, value = spec.partition("=")
+        port_text, _, prio_text = where.partition(":")
+        try:
+            rates.append((int(port_text), int(prio_text) if prio_text else None, float(value)))
+        except ValueError:
+            raise SwitchStartError(f"bad --queue-rate {spec!r}: expected PORT[:PRIORITY]=PPS") from None
+        if not sep or rates[-1][2] < 0:
+            raise SwitchStartError(f"bad --queue-rate {spec!r}: expected PORT[:PRIORITY]=PPS")
+    return rates
+
+
 # ----------------------------------------------------------------------------------------------- file mode
 
 
@@ -251,6 +269,8 @@ def _run_live(args: argparse.Namespace) -> int:
                 port, direction, loss=cfg.loss, dup=cfg.dup, reorder=cfg.reorder,
                 delay_ms=cfg.delay_ms, jitter_ms=cfg.jitter_ms, seed=cfg.seed,
             )
+        for port, prio, pps in _queue_rates(args):
+            switch.set_queue_rate(port, pps, prio)
         if args.pcap is not None:
             switch.enable_capture(args.pcap)
         if args.grpc_server_addr:
