@@ -33,7 +33,7 @@ from typing import Any, Generic, TypeVar
 from google.rpc import code_pb2
 from p4.config.v1 import p4info_pb2
 
-from p4switch.exceptions import P4SwitchError
+from p4switch.exceptions import DeviceConfigError, P4SwitchError
 
 T = TypeVar("T")
 
@@ -690,6 +690,9 @@ class RuntimeState:
 
     def _apply_defaults(self, device_config: dict[str, Any]) -> None:
         tables_cfg = device_config.get("tables", {}) or {}
+        unknown = set(tables_cfg) - set(self.tables.names())
+        if unknown:
+            raise DeviceConfigError(f"device config names tables the P4Info lacks: {', '.join(sorted(unknown))}")
         for t in self.p4info.tables:
             table = self.tables[t.preamble.id]
             cfg = tables_cfg.get(t.preamble.name, {}) or {}
@@ -700,18 +703,34 @@ class RuntimeState:
                 action_id = int(override["action_id"])
                 args = tuple(int(a) for a in override.get("args", ()))
                 is_const = bool(override.get("const", is_const))
+                self._check_action(table, action_id, args, "default action")
             table.initial_default = (action_id, args)
             table.default_is_const = is_const
             table.set_default(action_id, args)
             consts = cfg.get("const_entries", []) or []
             for position, spec in enumerate(consts):
+                what = f"const entry {position + 1}"
+                if len(spec["match"]) != len(table.match_fields):
+                    raise DeviceConfigError(f"table {table.name}: {what} has {len(spec['match'])} match fields, "
+                                            f"the P4Info {len(table.match_fields)}")
                 match = tuple(_const_field(f, info) for f, info in zip(spec["match"], table.match_fields, strict=True))
                 prio = spec.get("priority")
-                if prio is None:
-                    prio = len(consts) - position if table.needs_priority else 0
-                entry = table.new_entry(match, int(prio), int(spec["action_id"]),
-                                        tuple(int(a) for a in spec.get("args", ())), is_const=True)
+                if not table.needs_priority:
+                    prio = 0
+                elif prio is None:
+                    prio = len(consts) - position
+                entry_args = tuple(int(a) for a in spec.get("args", ()))
+                self._check_action(table, int(spec["action_id"]), entry_args, what)
+                entry = table.new_entry(match, int(prio), int(spec["action_id"]), entry_args, is_const=True)
                 table.insert(entry)
+
+    def _check_action(self, table: TableState, action_id: int, args: tuple[int, ...], what: str) -> None:
+        action = self.actions.get(action_id)
+        if action is None or action_id not in table.action_ids:
+            raise DeviceConfigError(f"table {table.name}: {what} uses action id {action_id}, not one of its actions")
+        if len(args) != len(action.params):
+            raise DeviceConfigError(f"table {table.name}: {what} gives {len(args)} arguments to "
+                                    f"{action.preamble.name}, which takes {len(action.params)}")
 
     def _p4info_default(self, t: p4info_pb2.Table) -> tuple[int, tuple[int, ...]]:
         init = t.initial_default_action
