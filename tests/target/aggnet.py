@@ -1,0 +1,518 @@
+"""Test harness for p4src/p4ina.p4 on the embedded target: switches, links, simulated workers, and a job installer.
+
+The fabric is event-driven and deterministic: every frame a switch or worker emits waits in one in-flight list, and
+the test decides which frame moves next (FIFO, or a seeded random pick), which are lost and which are duplicated.
+Workers retransmit everything outstanding when the network falls silent (the test's stand-in for a timeout), as
+host agents do. Entries go through the P4Runtime entity codec (`p4switch.runtime.entries`), named as in
+docs/p4-program.md, so the names and widths documented there are what the tests exercise.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from hostagent import protocol as proto
+
+REPO = Path(__file__).resolve().parents[2]
+PROGRAM = REPO / "p4src" / "p4ina.p4"
+
+ING = "P4inaIngress"
+EGR = "P4inaEgress"
+
+DROP_REASONS = 8
+MAX_JOBS = 16
+DROP_UNKNOWN_JOB, DROP_NOT_ADMITTED, DROP_SLOT_RANGE, DROP_BAD_FORMAT, DROP_DUPLICATE, DROP_STALE = range(6)
+
+
+# ------------------------------------------------------------------------------------------------ compile
+
+
+@functools.lru_cache(maxsize=1)
+def compiled_program() -> tuple[Any, bytes]:
+    """(P4Info, device config bytes) of p4src/p4ina.p4, compiled once per test session by the embedded compiler."""
+    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler (engineer F) is not there yet")
+    result = compiler.compile_file(str(PROGRAM))
+    p4info = getattr(result, "p4info", None)
+    config = getattr(result, "device_config", None)
+    if p4info is None or config is None:
+        pytest.skip("p4switch.compiler.compile_file returns no p4info/device_config yet")
+    if isinstance(config, str):
+        config = config.encode()
+    elif not isinstance(config, bytes | bytearray):
+        import json
+
+        config = json.dumps(config).encode()
+    return p4info, bytes(config)
+
+
+# --------------------------------------------------------------------------------------------- P4Runtime
+
+
+class P4Names:
+    """P4Info names -> ids, and P4Runtime entities built from names (what a controller would send)."""
+
+    def __init__(self, p4info: Any) -> None:
+        self.p4info = p4info
+        self.tables = {t.preamble.name: t for t in p4info.tables}
+        self.actions = {a.preamble.name: a for a in p4info.actions}
+        self.counters = {c.preamble.name: c for c in p4info.counters}
+        self.registers = {r.preamble.name: r for r in p4info.registers}
+
+    def table_entry(self, table: str, match: dict[str, Any], action: str, params: dict[str, int],
+                    priority: int = 0) -> Any:
+        from p4.v1 import p4runtime_pb2
+
+        from p4switch.runtime.entries import encode_bytes
+
+        t = self.tables[table]
+        a = self.actions[action]
+        entity = p4runtime_pb2.Entity()
+        te = entity.table_entry
+        te.table_id = t.preamble.id
+        fields = {m.name: m for m in t.match_fields}
+        for name, value in match.items():
+            mf = fields[name]
+            fm = te.match.add()
+            fm.field_id = mf.id
+            if mf.match_type == mf.EXACT:
+                fm.exact.value = encode_bytes(value)
+            elif mf.match_type == mf.LPM:
+                fm.lpm.value = encode_bytes(value[0])
+                fm.lpm.prefix_len = value[1]
+            elif mf.match_type == mf.TERNARY:
+                fm.ternary.value = encode_bytes(value[0])
+                fm.ternary.mask = encode_bytes(value[1])
+            else:
+                raise ValueError(f"unsupported match kind for {name}")
+        if priority:
+            te.priority = priority
+        te.action.action.action_id = a.preamble.id
+        pids = {p.name: p for p in a.params}
+        if set(params) != set(pids):
+            raise ValueError(f"{action}: params {sorted(params)} != {sorted(pids)}")
+        for p in a.params:
+            ap = te.action.action.params.add()
+            ap.param_id = p.id
+            ap.value = encode_bytes(params[p.name] & ((1 << p.bitwidth) - 1))
+        return entity
+
+    def multicast_group(self, group: int, ports: Iterable[int]) -> Any:
+        from p4.v1 import p4runtime_pb2
+
+        entity = p4runtime_pb2.Entity()
+        g = entity.packet_replication_engine_entry.multicast_group_entry
+        g.multicast_group_id = group
+        for rid, port in enumerate(ports):
+            r = g.replicas.add()
+            r.egress_port = port
+            r.instance = rid + 1
+        return entity
+
+    def register_entry(self, name: str, index: int, value: int | None = None) -> Any:
+        from p4.v1 import p4runtime_pb2
+
+        from p4switch.runtime.entries import encode_bytes
+
+        entity = p4runtime_pb2.Entity()
+        r = entity.register_entry
+        r.register_id = self.registers[name].preamble.id
+        r.index.index = index
+        if value is not None:
+            r.data.bitstring = encode_bytes(value)
+        return entity
+
+    def counter_entry(self, name: str, index: int) -> Any:
+        from p4.v1 import p4runtime_pb2
+
+        entity = p4runtime_pb2.Entity()
+        c = entity.counter_entry
+        c.counter_id = self.counters[name].preamble.id
+        c.index.index = index
+        return entity
+
+
+# ------------------------------------------------------------------------------------------------ switches
+
+
+@dataclass(frozen=True)
+class Neighbor:
+    """Who is behind a port, as `agg_neighbors` needs it."""
+
+    mac: int
+    ip: int
+    udp_port: int = proto.AGG_PORT
+
+
+def mac_str(mac: int) -> str:
+    return ":".join(f"{(mac >> (8 * i)) & 0xFF:02x}" for i in range(5, -1, -1))
+
+
+def ip_str(ip: int) -> str:
+    return ".".join(str((ip >> (8 * i)) & 0xFF) for i in range(3, -1, -1))
+
+
+class AggSwitch:
+    """One embedded switch running p4ina.p4, written to only through P4Runtime entities."""
+
+    def __init__(self, name: str, index: int, on_output: Callable[[str, int, bytes], None]) -> None:
+        from p4switch.switch.core import Switch
+
+        p4info, config = compiled_program()
+        self.name = name
+        self.mac = 0x02_00_00_00_FF_00 + index
+        self.ip = 0x0A_FF_00_00 + index
+        self.names = P4Names(p4info)
+        self.switch = Switch(device_id=index, seed=index)
+        self.switch.install_pipeline(p4info, config)
+        self.switch.add_output_callback(lambda port, frame: on_output(self.name, port, frame))
+        self.switch.start()
+        from p4switch.runtime.entries import EntityCodec
+
+        self.codec = EntityCodec(self.switch.state)
+
+    def neighbor(self) -> Neighbor:
+        return Neighbor(self.mac, self.ip)
+
+    def insert(self, entity: Any) -> None:
+        from p4switch.runtime.entries import INSERT
+
+        self.codec.write(INSERT, entity)
+
+    def modify(self, entity: Any) -> None:
+        from p4switch.runtime.entries import MODIFY
+
+        self.codec.write(MODIFY, entity)
+
+    def add_entry(self, table: str, match: dict[str, Any], action: str, **params: int) -> None:
+        self.insert(self.names.table_entry(table, match, action, params))
+
+    def add_group(self, group: int, ports: Iterable[int]) -> None:
+        self.insert(self.names.multicast_group(group, ports))
+
+    def counter(self, name: str, index: int) -> int:
+        """Packets counted at `index` of counter `name` (read over the P4Runtime codec)."""
+        (entity,) = self.codec.read(self.names.counter_entry(name, index))
+        return int(entity.counter_entry.data.packet_count)
+
+    def drops(self, job_idx: int, reason: int) -> int:
+        return self.counter(f"{ING}.output.agg_drops", job_idx * DROP_REASONS + reason)
+
+    def read_register(self, name: str, index: int) -> int:
+        (entity,) = self.codec.read(self.names.register_entry(name, index))
+        return int.from_bytes(entity.register_entry.data.bitstring, "big")
+
+    def write_register(self, name: str, index: int, value: int) -> None:
+        self.modify(self.names.register_entry(name, index, value))
+
+    def inject(self, port: int, frame: bytes) -> None:
+        self.switch.inject(port, frame)
+        if not self.switch.wait_idle(30.0):
+            raise RuntimeError(f"{self.name}: packet still in flight after 30 s")
+
+    def stop(self) -> None:
+        self.switch.stop()
+
+
+@dataclass
+class JobOnSwitch:
+    """A job's entries on one switch (docs/p4-program.md, "What the controller installs for a job")."""
+
+    job_id: int
+    job_idx: int
+    slot_count: int
+    children: dict[int, tuple[int, Neighbor]]  # port -> (child index, who is there)
+    mcast_grp: int
+    slot_base: int = 0
+    scale: int = 0
+    result_fmt: int = proto.FMT_INT32
+    parent: tuple[int, int, Neighbor] | None = None  # (parent port, my index at the parent, the parent)
+
+
+def install_job(sw: AggSwitch, job: JobOnSwitch) -> None:
+    common = {
+        "job_idx": job.job_idx,
+        "slot_base": job.slot_base,
+        "slot_count": job.slot_count,
+        "children": len(job.children),
+        "mcast_grp": job.mcast_grp,
+        "scale": job.scale & 0xFF,
+    }
+    if job.parent is None:
+        sw.add_entry(f"{ING}.admission.job", {"hdr.agg.job_id": job.job_id}, f"{ING}.admission.set_job_root",
+                     result_fmt=job.result_fmt, **common)
+    else:
+        port, my_index, parent = job.parent
+        sw.add_entry(f"{ING}.admission.job", {"hdr.agg.job_id": job.job_id}, f"{ING}.admission.set_job_member",
+                     parent_port=port, my_index=my_index, **common)
+        _neighbor(sw, job.job_id, port, parent)
+    for port, (child, who) in job.children.items():
+        sw.add_entry(f"{ING}.admission.agg_children",
+                     {"standard_metadata.ingress_port": port, "hdr.agg.job_id": job.job_id, "hdr.agg.child": child},
+                     f"{ING}.admission.admit")
+        _neighbor(sw, job.job_id, port, who)
+    sw.add_group(job.mcast_grp, sorted(job.children))
+
+
+def _neighbor(sw: AggSwitch, job_id: int, port: int, who: Neighbor) -> None:
+    sw.add_entry(f"{EGR}.agg_rewrite.agg_neighbors",
+                 {"hdr.agg.job_id": job_id, "standard_metadata.egress_port": port},
+                 f"{EGR}.agg_rewrite.set_neighbor",
+                 src_mac=sw.mac, dst_mac=who.mac, src_addr=sw.ip, dst_addr=who.ip, dst_port=who.udp_port)
+
+
+# ------------------------------------------------------------------------------------------------- workers
+
+
+@dataclass
+class Result:
+    values: np.ndarray
+    exp: int
+    fmt: int
+    count: int
+    flags: int
+
+
+@dataclass
+class SimWorker:
+    """A SwitchML-style worker: chunk k goes to slot k % pool with version (k // pool) % 2; a slot is reused only
+    after its RESULT came back; every RESULT is checked against the linear checksum."""
+
+    name: str
+    rank: int
+    child: int
+    job_id: int
+    pool: int
+    chunks: list[np.ndarray]
+    fmt: int = proto.FMT_INT32
+    exps: list[int] | None = None
+    index: int = 0
+    results: dict[int, Result] = field(default_factory=dict)
+    outstanding: dict[int, int] = field(default_factory=dict)  # slot -> chunk
+    next_chunk: int = 0
+    bad_checksums: int = 0
+    corrupt_flags: int = 0
+
+    @property
+    def mac(self) -> int:
+        return 0x02_00_00_00_00_00 + self.index
+
+    @property
+    def ip(self) -> int:
+        return 0x0A_00_00_00 + self.index
+
+    @property
+    def udp_port(self) -> int:
+        return 40000 + self.index
+
+    def neighbor(self) -> Neighbor:
+        return Neighbor(self.mac, self.ip, self.udp_port)
+
+    def frame(self, k: int, retx: bool = False) -> bytes:
+        slot = k % self.pool
+        layers = proto.agg_layers(
+            self.chunks[k], job_id=self.job_id, slot=slot, ver=(k // self.pool) % 2, seq=k, child=self.child,
+            fmt=self.fmt, exp=self.exps[k] if self.exps else 0, flags=proto.FLAG_RETX if retx else 0, step=1,
+        )
+        pkt = (Ether(src=mac_str(self.mac), dst="02:00:00:00:ff:00")
+               / IP(src=ip_str(self.ip), dst="10.255.0.0", tos=proto.TOS_GRADIENT)
+               / UDP(sport=self.udp_port, dport=proto.AGG_PORT, chksum=0) / layers)
+        return bytes(pkt)
+
+    def start(self) -> list[bytes]:
+        out = []
+        while self.next_chunk < len(self.chunks) and len(self.outstanding) < self.pool:
+            out.append(self._send_next())
+        return out
+
+    def _send_next(self) -> bytes:
+        k = self.next_chunk
+        self.next_chunk += 1
+        self.outstanding[k % self.pool] = k
+        return self.frame(k)
+
+    def retransmit(self) -> list[bytes]:
+        return [self.frame(k, retx=True) for k in sorted(self.outstanding.values())]
+
+    @property
+    def done(self) -> bool:
+        return len(self.results) == len(self.chunks)
+
+    def receive(self, frame: bytes) -> list[bytes]:
+        pkt = Ether(frame)
+        assert pkt.haslayer(proto.AggHeader), f"{self.name} got a non-aggregation frame: {pkt.summary()}"
+        hdr = pkt[proto.AggHeader]
+        assert pkt[Ether].dst == mac_str(self.mac) and pkt[IP].dst == ip_str(self.ip), pkt.summary()
+        assert pkt[UDP].dport == self.udp_port and pkt[UDP].sport == proto.AGG_PORT
+        assert hdr.flags & proto.FLAG_RESULT and hdr.job_id == self.job_id
+        values = np.array(hdr.payload.values, dtype=np.int64)
+        # The checksum of a saturated result is not meaningful (docs/protocol.md): such results are reported as
+        # they are, with OVERFLOW set.
+        if not hdr.flags & proto.FLAG_OVERFLOW and proto.checksum(values) != hdr.csum:
+            self.bad_checksums += 1
+            return []
+        if hdr.flags & proto.FLAG_CORRUPT:
+            self.corrupt_flags += 1
+            return []
+        k = hdr.seq
+        result = Result(values, int(hdr.exp), int(hdr.fmt), int(hdr.count), int(hdr.flags))
+        if k in self.results:
+            assert np.array_equal(self.results[k].values, values), f"{self.name}: two different results for {k}"
+            return []
+        assert self.outstanding.get(hdr.slot) == k, f"{self.name}: result for chunk {k} not outstanding"
+        self.results[k] = result
+        del self.outstanding[hdr.slot]
+        if self.next_chunk < len(self.chunks):
+            return [self._send_next()]
+        return []
+
+
+# -------------------------------------------------------------------------------------------------- fabric
+
+
+def flip_bit(frame: bytes, bit: int) -> bytes:
+    data = bytearray(frame)
+    data[bit // 8] ^= 0x80 >> (bit % 8)
+    return bytes(data)
+
+
+@dataclass
+class InFlight:
+    kind: str  # "switch" or "worker"
+    target: str
+    port: int
+    frame: bytes
+    origin: str
+
+
+class Fabric:
+    """Switches, workers and the links between them; frames move only when the test says so."""
+
+    def __init__(self) -> None:
+        self.switches: dict[str, AggSwitch] = {}
+        self.workers: dict[str, SimWorker] = {}
+        self.links: dict[tuple[str, int], tuple[str, str, int]] = {}  # (switch, port) -> (kind, name, port)
+        self.worker_port: dict[str, tuple[str, int]] = {}
+        self.in_flight: list[InFlight] = []
+        self.delivered = 0
+        self.taken = 0
+        self._lock = threading.Lock()
+        self.unexpected: list[tuple[str, int]] = []
+
+    def add_switch(self, name: str) -> AggSwitch:
+        sw = AggSwitch(name, len(self.switches), self._on_output)
+        self.switches[name] = sw
+        return sw
+
+    def attach_worker(self, worker: SimWorker, switch: str, port: int) -> None:
+        worker.index = len(self.workers) + 1
+        self.workers[worker.name] = worker
+        self.links[(switch, port)] = ("worker", worker.name, 0)
+        self.worker_port[worker.name] = (switch, port)
+
+    def connect(self, a: str, a_port: int, b: str, b_port: int) -> None:
+        self.links[(a, a_port)] = ("switch", b, b_port)
+        self.links[(b, b_port)] = ("switch", a, a_port)
+
+    def _on_output(self, switch: str, port: int, frame: bytes) -> None:
+        dest = self.links.get((switch, port))
+        with self._lock:
+            if dest is None:
+                self.unexpected.append((switch, port))
+                return
+            self.in_flight.append(InFlight(dest[0], dest[1], dest[2], frame, f"{switch}:{port}"))
+
+    def send_from_worker(self, worker: str, frames: list[bytes]) -> None:
+        switch, port = self.worker_port[worker]
+        for f in frames:
+            self.in_flight.append(InFlight("switch", switch, port, f, worker))
+
+    def deliver(self, item: InFlight) -> None:
+        self.delivered += 1
+        if item.kind == "switch":
+            self.switches[item.target].inject(item.port, item.frame)
+        else:
+            w = self.workers[item.target]
+            self.send_from_worker(w.name, w.receive(item.frame))
+
+    def run(
+        self,
+        *,
+        rng: random.Random | None = None,
+        fate: Callable[[int, InFlight], str] | None = None,
+        max_silences: int = 50,
+    ) -> int:
+        """Move frames until every worker has all its results. `rng` picks the next frame at random (otherwise
+        FIFO); `fate(n, frame)` returns "deliver", "drop" or "dup" for the n-th frame taken. Returns how many
+        times the network fell silent and workers retransmitted."""
+        for w in self.workers.values():
+            self.send_from_worker(w.name, w.start())
+        silences = 0
+        taken = 0
+        while not all(w.done for w in self.workers.values()):
+            if not self.in_flight:
+                silences += 1
+                assert silences <= max_silences, "workers keep retransmitting without progress"
+                for w in self.workers.values():
+                    self.send_from_worker(w.name, w.retransmit())
+                continue
+            i = rng.randrange(len(self.in_flight)) if rng is not None else 0
+            item = self.in_flight.pop(i)
+            what = fate(taken, item) if fate is not None else "deliver"
+            taken += 1
+            if what == "drop":
+                continue
+            if what == "corrupt":
+                item.frame = flip_bit(item.frame, proto.VALUES_OFFSET * 8 + 13)
+            if what == "dup":
+                self.deliver(InFlight(item.kind, item.target, item.port, item.frame, item.origin))
+            self.deliver(item)
+        self.taken = taken
+        return silences
+
+    def stop(self) -> None:
+        for sw in self.switches.values():
+            sw.stop()
+
+
+def single_switch(workers: list[SimWorker], *, job_id: int = 1, job_idx: int = 0, slot_base: int = 0,
+                  slot_count: int | None = None, scale: int = 0, result_fmt: int = proto.FMT_INT32,
+                  fabric: Fabric | None = None, first_port: int = 1, name: str = "s1") -> Fabric:
+    """One switch as the root of a job whose workers sit on ports first_port, first_port+1, ..."""
+    fabric = fabric or Fabric()
+    sw = fabric.switches.get(name) or fabric.add_switch(name)
+    children = {}
+    for i, w in enumerate(workers):
+        fabric.attach_worker(w, name, first_port + i)
+        children[first_port + i] = (w.child, w.neighbor())
+    install_job(sw, JobOnSwitch(job_id=job_id, job_idx=job_idx, slot_base=slot_base,
+                                slot_count=slot_count or workers[0].pool, children=children,
+                                mcast_grp=job_idx + 1, scale=scale, result_fmt=result_fmt))
+    return fabric
+
+
+def make_workers(n: int, chunks: int, *, pool: int, job_id: int = 1, seed: int = 0, low: int = -(2**20),
+                 high: int = 2**20, fmt: int = proto.FMT_INT32, prefix: str = "w") -> list[SimWorker]:
+    rng = np.random.default_rng(seed)
+    lo, hi = proto.VALUE_RANGE[fmt]
+    low, high = max(low, lo), min(high, hi)
+    return [
+        SimWorker(name=f"{prefix}{r}", rank=r, child=r, job_id=job_id, pool=pool, fmt=fmt,
+                  chunks=[rng.integers(low, high, proto.VALUES_PER_PACKET, endpoint=True) for _ in range(chunks)])
+        for r in range(n)
+    ]
+
+
+def expected_sums(workers: list[SimWorker]) -> list[np.ndarray]:
+    n = len(workers[0].chunks)
+    return [np.sum([w.chunks[k].astype(np.int64) for w in workers], axis=0) for k in range(n)]
