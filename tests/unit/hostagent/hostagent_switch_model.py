@@ -54,7 +54,7 @@ class SwitchModel:
         self.loss, self.dup = loss, dup
         self.rng = random.Random(seed)
         self.peers: dict[int, tuple[int, bytes]] = {}  # child -> (port, L2-L4 header of its DATA)
-        self.counters = {"dropped_admission": 0, "duplicate": 0, "stale": 0, "answered_retx": 0, "lost": 0}
+        self.counters = {"dropped_admission": 0, "duplicate": 0, "stale": 0, "answered_retx": 0, "lost": 0, "duplicated": 0}
 
     def add_output_callback(self, fn: Callable[[int, bytes], None]) -> None:
         self.callbacks.append(fn)
@@ -63,6 +63,7 @@ class SwitchModel:
         copies = 0 if self.rng.random() < self.loss else 1
         if copies and self.rng.random() < self.dup:
             copies = 2
+            self.counters["duplicated"] += 1
         if not copies:
             self.counters["lost"] += 1
         for _ in range(copies):

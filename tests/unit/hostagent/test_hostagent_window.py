@@ -1,0 +1,85 @@
+"""The slot window: self-clocking, version alternation across calls, timers with backoff, and the give-up error."""
+
+from __future__ import annotations
+
+import pytest
+
+from hostagent.exceptions import AllReduceTimeoutError
+from hostagent.window import SlotVersions, SlotWindow
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _window(n: int, versions: SlotVersions, clock: Clock, retries: int = 3) -> SlotWindow:
+    return SlotWindow(n, versions, timeout=0.1, max_retries=retries, clock=clock, backoff=2.0, max_timeout=0.3)
+
+
+def test_first_window_is_one_chunk_per_slot() -> None:
+    w = _window(10, SlotVersions(4), Clock())
+    assert [(s.slot, s.seq, s.version) for s in w.start()] == [(0, 0, 0), (1, 1, 0), (2, 2, 0), (3, 3, 0)]
+    assert w.outstanding == 4
+
+
+def test_result_clocks_out_the_slots_next_chunk_with_the_other_version() -> None:
+    v = SlotVersions(4)
+    w = _window(10, v, Clock())
+    w.start()
+    nxt = w.complete(1, 1, 0)
+    assert nxt is not None and (nxt.slot, nxt.seq, nxt.version) == (1, 5, 1)
+    assert w.expects(1, 5, 1) and not w.expects(1, 1, 0) and not w.expects(1, 5, 0)
+    with pytest.raises(ValueError):
+        w.complete(1, 1, 0)  # a second RESULT for the same chunk must be filtered by expects()
+
+
+def test_whole_run_and_versions_persist_across_calls() -> None:
+    v = SlotVersions(4)
+    for call in range(3):
+        w = _window(6, v, Clock())
+        pending = list(w.start())
+        seen = []
+        while pending:
+            s = pending.pop(0)
+            seen.append((s.slot, s.seq, s.version))
+            nxt = w.complete(s.slot, s.seq, s.version)
+            if nxt:
+                pending.append(nxt)
+        assert w.finished and sorted(x[1] for x in seen) == list(range(6))
+        # slots 0 and 1 carry two chunks per call, slots 2 and 3 one: versions keep alternating per use
+        first = {slot: ver for slot, seq, ver in seen if seq < 4}
+        assert first == {0: 0, 1: 0, 2: call % 2, 3: call % 2}
+    assert v.bits == [0, 0, 1, 1]
+
+
+def test_timeouts_back_off_and_give_up_listing_missing() -> None:
+    clock = Clock()
+    w = _window(6, SlotVersions(2), clock, retries=2)
+    w.start()
+    assert w.complete(0, 0, 0) is not None  # slot 0 moves on to chunk 2
+    assert w.expired() == []
+    clock.t = 0.1
+    due = w.expired()
+    assert sorted((s.slot, s.seq, s.retry) for s in due) == [(0, 2, 1), (1, 1, 1)]
+    clock.t = 0.25  # the second timeout is 0.2: not yet
+    assert w.expired() == []
+    clock.t = 0.31
+    assert len(w.expired()) == 2 and w.retransmissions == 4
+    clock.t = 10.0
+    with pytest.raises(AllReduceTimeoutError) as info:
+        w.expired()
+    assert info.value.missing == [1, 2, 3, 4, 5]
+    assert "5/6 chunks missing: 1, 2, 3, 4, 5" in str(info.value)
+
+
+def test_retry_now_rearms_without_consuming_a_retry() -> None:
+    clock = Clock()
+    w = _window(1, SlotVersions(2), clock)
+    w.start()
+    again = w.retry_now(0)
+    assert again is not None and again.seq == 0 and w.retransmissions == 1
+    assert w.retry_now(1) is None
