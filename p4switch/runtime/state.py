@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from operator import and_
 from typing import Any, Generic, TypeVar
 
 from google.rpc import code_pb2
@@ -258,11 +259,12 @@ LookupResult = tuple[bool, int, tuple[int, ...], "Entry | None"]
 class _MaskGroup:
     """Entries sharing one mask per field (tuple space search): masked key -> entries, best rank first."""
 
-    __slots__ = ("buckets", "masks", "max_rank")
+    __slots__ = ("buckets", "mask0", "masks", "max_rank")
 
     def __init__(self, masks: tuple[int, ...]) -> None:
         self.masks = masks
-        self.buckets: dict[tuple[int, ...], list[Entry]] = {}
+        self.mask0 = masks[0]  # one-field tables key their buckets by the masked int itself
+        self.buckets: dict[Any, list[Entry]] = {}
         self.max_rank = -(1 << 62)
 
     def refresh_max(self) -> None:
@@ -304,6 +306,9 @@ class TableState:
         self._groups: dict[tuple[int, ...], _MaskGroup] = {}
         self._group_order: list[_MaskGroup] = []
         self._ranked: list[Entry] = []
+        self._scan: list[tuple[tuple[tuple[int, int, int, bool], ...], Entry]] = []
+        self._scan1: list[tuple[int, int, Entry]] = []
+        self._single = len(match_fields) == 1
         self._seq = 0
         self._free_handles: list[int] = []
         self._next_handle = 0
@@ -316,9 +321,9 @@ class TableState:
         if self.exact_only:
             self.lookup = self._lookup_exact
         elif self.has_range:
-            self.lookup = self._lookup_scan
+            self.lookup = self._lookup_range1 if self._single else self._lookup_scan
         else:
-            self.lookup = self._lookup_tss
+            self.lookup = self._lookup_tss1 if self._single else self._lookup_tss
 
     # -- lookups (hot path) --------------------------------------------------------------------------------------
     def _lookup_exact(self, key: tuple[int, ...]) -> LookupResult:
@@ -330,21 +335,39 @@ class TableState:
         for group in self._group_order:
             if best is not None and group.max_rank <= best.rank:
                 break
-            bucket = group.buckets.get(tuple([k & m for k, m in zip(key, group.masks, strict=True)]))
+            bucket = group.buckets.get(tuple(map(and_, key, group.masks)))
+            if bucket is not None and (best is None or bucket[0].rank > best.rank):
+                best = bucket[0]
+        return self._miss if best is None else best.result
+
+    def _lookup_tss1(self, key: tuple[int, ...]) -> LookupResult:
+        k = key[0]
+        best: Entry | None = None
+        for group in self._group_order:
+            if best is not None and group.max_rank <= best.rank:
+                break
+            bucket = group.buckets.get(k & group.mask0)
             if bucket is not None and (best is None or bucket[0].rank > best.rank):
                 best = bucket[0]
         return self._miss if best is None else best.result
 
     def _lookup_scan(self, key: tuple[int, ...]) -> LookupResult:
-        flags = self._range_flags
-        for e in self._ranked:
-            for k, (a, b), is_range in zip(key, e.match, flags, strict=True):  # type: ignore[arg-type]
+        for checks, e in self._scan:
+            for i, a, b, is_range in checks:
+                k = key[i]
                 if is_range:
                     if k < a or k > b:
                         break
                 elif (k & b) != a:
                     break
             else:
+                return e.result
+        return self._miss
+
+    def _lookup_range1(self, key: tuple[int, ...]) -> LookupResult:
+        k = key[0]
+        for low, high, e in self._scan1:
+            if low <= k <= high:
                 return e.result
         return self._miss
 
@@ -431,6 +454,10 @@ class TableState:
             prio = sum(m.bit_count() for (_, m), f in zip(entry.match, self.match_fields, strict=True) if f.kind == LPM)
         return (prio << _SEQ_BITS) - entry.seq
 
+    def _bucket_key(self, entry: Entry) -> Any:
+        assert entry.match is not None
+        return entry.match[0][0] if self._single else tuple(v for v, _ in entry.match)
+
     def _index(self, entry: Entry) -> None:
         assert entry.match is not None
         if self.exact_only:
@@ -438,12 +465,13 @@ class TableState:
         elif self.has_range:
             self._ranked.append(entry)
             self._ranked.sort(key=lambda e: -e.rank)
+            self._compile_scan()
         else:
             masks = tuple(m for _, m in entry.match)
             group = self._groups.get(masks)
             if group is None:
                 group = self._groups[masks] = _MaskGroup(masks)
-            bucket = group.buckets.setdefault(tuple(v for v, _ in entry.match), [])
+            bucket = group.buckets.setdefault(self._bucket_key(entry), [])
             bucket.append(entry)
             bucket.sort(key=lambda e: -e.rank)
             group.max_rank = max(group.max_rank, entry.rank)
@@ -455,10 +483,11 @@ class TableState:
             del self._exact[tuple(v for v, _ in entry.match)]
         elif self.has_range:
             self._ranked.remove(entry)
+            self._compile_scan()
         else:
             masks = tuple(m for _, m in entry.match)
             group = self._groups[masks]
-            values = tuple(v for v, _ in entry.match)
+            values = self._bucket_key(entry)
             bucket = group.buckets[values]
             bucket.remove(entry)
             if not bucket:
@@ -468,6 +497,21 @@ class TableState:
             else:
                 group.refresh_max()
             self._order_groups()
+
+    def _compile_scan(self) -> None:
+        """Per entry, only the fields that constrain the key: (index, low|value, high|mask, is_range)."""
+        scan = []
+        for e in self._ranked:
+            assert e.match is not None
+            checks = []
+            for i, ((a, b), info) in enumerate(zip(e.match, self.match_fields, strict=True)):
+                is_range = info.kind == RANGE
+                if (is_range and (a, b) == (0, info.full_mask)) or (not is_range and b == 0):
+                    continue
+                checks.append((i, a, b, is_range))
+            scan.append((tuple(checks), e))
+        self._scan = scan
+        self._scan1 = [(e.match[0][0], e.match[0][1], e) for e in self._ranked if e.match is not None]
 
     def _order_groups(self) -> None:
         self._group_order = sorted(self._groups.values(), key=lambda g: -g.max_rank)
