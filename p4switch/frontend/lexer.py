@@ -38,6 +38,7 @@ _TOKEN_RE = re.compile(
   | (?P<int>"""
     + _INT
     + r""")(?![A-Za-z0-9_])
+  | (?P<badint>\d[A-Za-z0-9_]*)
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<string>"(?:[^"\\\n]|\\.)*")
   | (?P<ustring>")
@@ -125,6 +126,10 @@ def tokenize(text: str, filename: str, index: LineIndex | None = None) -> list[T
             space = True
         elif kind == "bcomment":
             space = True
+        elif kind == "badint":
+            line, col = index.position(pos)
+            loc = SourceLocation(filename, line, col)
+            raise lex_error(loc, f"invalid integer literal '{m.group()}'", index.line_text(line))
         elif kind in ("ubcomment", "ustring"):
             line, col = index.position(pos)
             what = "comment" if kind == "ubcomment" else "string literal"
