@@ -1,0 +1,145 @@
+"""`p4ina run` and `p4ina demo`: emulated-cluster runs on Mininet fabrics of P4 switches.
+
+    p4ina run --topo leafspine,2,2,2 --size 1048576 --out runs/ls [--json] [--target embedded|bmv2|auto]
+    p4ina run --topo fattree,4 --size 65536 --out runs/ft --loss 2 --kill-switch core1@1.5
+    p4ina run --clean            # remove what a crashed run left behind (its processes, interfaces, state)
+    p4ina demo                   # leaf-spine, 4 workers, 1 M floats, in-network vs host ring
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from p4fabric.exceptions import FabricError
+
+DEMO_TOPO = "leafspine,2,2,2"
+DEMO_SIZE = 1 << 20
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    run = subparsers.add_parser("run", help="run an all-reduce job on an emulated fabric and report",
+                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("--topo", metavar="SPEC",
+                     help="single,H | leafspine,LEAVES,SPINES,HOSTS_PER_LEAF | fattree,K | "
+                          "dragonfly,GROUPS,ROUTERS,HOSTS | torus,X,Y[,Z] | ring,N,HOSTS")
+    run.add_argument("--size", type=int, default=1 << 20, metavar="ELEMENTS", help="floats per all-reduce")
+    run.add_argument("--count", type=int, default=3, metavar="N", help="all-reduce steps (default 3)")
+    run.add_argument("--out", type=Path, metavar="DIR", help="report, plots, logs and the topology file go here")
+    run.add_argument("--json", action="store_true", help="print the report as JSON on stdout (with `exact`)")
+    _common(run)
+    run.add_argument("--mode", action="append", choices=("innet", "ring"),
+                     help="in-network (innet, default) and/or the host ring baseline; repeatable")
+    run.add_argument("--loss", metavar="PCT", help="packet loss on every link, e.g. 2 or 2%%")
+    run.add_argument("--dup", metavar="PCT", help="packet duplication on every link")
+    run.add_argument("--link-down", action="append", default=[], metavar="A-B@T",
+                     help="take link A-B down T seconds after the job starts")
+    run.add_argument("--link-up", action="append", default=[], metavar="A-B@T", help="bring link A-B back at T")
+    run.add_argument("--kill-switch", action="append", default=[], metavar="S@T", help="SIGKILL switch S at T")
+    run.add_argument("--bitflip", action="append", default=[], metavar="S@T",
+                     help="flip a bit of one aggregation register cell of switch S at T")
+    run.add_argument("--cli", action="store_true", help="drop into Mininet's CLI with the fabric up, after the run")
+    run.add_argument("--clean", action="store_true",
+                     help="remove leftovers of crashed runs (only what p4ina recorded) and exit")
+    run.add_argument("--force", action="store_true", help="with --clean: also runs whose p4ina process is alive")
+    run.set_defaults(handler=main_run)
+
+    demo = subparsers.add_parser("demo", help="leaf-spine, 4 workers, 1 M floats: in-network vs the host ring",
+                                 description="Build a leaf-spine fabric (2 leaves, 2 spines, 2 hosts per leaf), "
+                                             "all-reduce 1 M floats in-network and with the host ring, and compare.")
+    demo.add_argument("--out", type=Path, default=Path("runs/demo"), metavar="DIR")
+    demo.add_argument("--size", type=int, default=DEMO_SIZE, metavar="ELEMENTS")
+    demo.add_argument("--count", type=int, default=3, metavar="N")
+    _common(demo)
+    demo.set_defaults(handler=main_demo)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--target", default="embedded", choices=("embedded", "bmv2", "auto"))
+    parser.add_argument("--workers", type=int, metavar="N", help="workers on the first N hosts (default: all)")
+    parser.add_argument("--slots", type=int, default=64, metavar="N", help="aggregation slots per switch for the job")
+    parser.add_argument("--fmt", default="int32", choices=("int32", "int16", "int8"), help="quantized wire format")
+    parser.add_argument("--bw", type=float, metavar="MBPS", help="link bandwidth (tc htb)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--program", type=Path, metavar="P4", help="P4 program (default: p4src/p4ina.p4)")
+    parser.add_argument("--pcap", action="store_true", help="capture every switch port to DIR/logs/pcap")
+    parser.add_argument("--verbose", action="store_true", help="per-packet switch logs")
+    parser.add_argument("--step-timeout", type=float, default=600.0, metavar="S")
+
+
+def main_run(args: argparse.Namespace) -> int:
+    if args.clean:
+        return clean(force=args.force, as_json=args.json)
+    if not args.topo or not args.out:
+        print("p4ina run: error: --topo and --out are required (or --clean)", file=sys.stderr)
+        return 2
+    from p4fabric.faults import build_plan
+
+    try:
+        plan = build_plan(loss=args.loss, dup=args.dup, link_down=args.link_down, link_up=args.link_up,
+                          kill_switch=args.kill_switch, bitflip=args.bitflip)
+    except FabricError as exc:
+        return _fail(exc)
+    return _run(args, topo=args.topo, modes=tuple(args.mode or ("innet",)), plan=plan, as_json=args.json,
+                cli=args.cli)
+
+
+def main_demo(args: argparse.Namespace) -> int:
+    from p4fabric.faults import FaultPlan
+
+    code = _run(args, topo=DEMO_TOPO, modes=("ring", "innet"), plan=FaultPlan(), as_json=False, cli=False)
+    return code
+
+
+def _run(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], plan: Any, as_json: bool,
+         cli: bool) -> int:
+    from p4fabric.report import print_summary
+    from p4fabric.runner import DEFAULT_PROGRAM, Runner, RunOptions
+    from p4ina.targets import TargetError
+
+    if os.geteuid() != 0:
+        print("p4ina run: error: emulated fabrics need root (network namespaces, veth pairs); run with sudo",
+              file=sys.stderr)
+        return 1
+    options = RunOptions(topo=topo, out=args.out, size=args.size, count=args.count, target=args.target,
+                         modes=modes, workers=args.workers, slots=args.slots, fmt=args.fmt, seed=args.seed,
+                         bw=args.bw, faults=plan, program=args.program or DEFAULT_PROGRAM, pcap=args.pcap,
+                         verbose=args.verbose, cli=cli, step_timeout=args.step_timeout, show_progress=True)
+    try:
+        report = Runner(options).run()
+    except (FabricError, TargetError) as exc:
+        return _fail(exc)
+    except Exception as exc:  # a failing layer below: one line here, the details in the run's logs
+        if type(exc).__module__.split(".")[0] in ("controller", "hostagent", "p4switch"):
+            return _fail(exc)
+        raise
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2, sort_keys=True))
+    else:
+        print_summary(report)
+    return 0 if report.exact else 1
+
+
+def clean(*, force: bool, as_json: bool) -> int:
+    from p4fabric.cleanup import clean_leftovers, state_root
+
+    reports = clean_leftovers(force=force)
+    if as_json:
+        print(json.dumps([vars(r) for r in reports], indent=2))
+    elif not reports:
+        print(f"p4ina run --clean: nothing to clean ({state_root()} holds no runs)")
+    for report in reports if not as_json else []:
+        print(report.summary())
+    return 0
+
+
+def _fail(exc: BaseException) -> int:
+    first = str(exc).strip().splitlines()
+    print(f"p4ina run: error: {first[0] if first else type(exc).__name__}", file=sys.stderr)
+    for line in first[1:]:
+        print(f"  {line}", file=sys.stderr)
+    return 1

@@ -1,0 +1,350 @@
+"""`p4ina run`: build the fabric, start the controller, create the job, run the workers in the hosts, inject
+faults, and report. Everything it creates is recorded in a `RunState` and removed at the end, on signals, at
+exit, or by `p4ina run --clean` after a crash."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from p4fabric.cleanup import ExitHooks, RunState
+from p4fabric.control import FabricController, JobInfo
+from p4fabric.exceptions import FabricError, RunError
+from p4fabric.fabric import Fabric
+from p4fabric.faults import FaultEvent, FaultInjector, FaultPlan, validate_plan
+from p4fabric.report import RunReport, WorkerResult, plot, print_summary, summarise, write_json
+from p4fabric.topos import FabricTopo, parse_topo_spec
+from p4ina.targets import Target, TargetError, get_target
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_PROGRAM = REPO / "p4src" / "p4ina.p4"
+MODE_NAMES = {"ring": "ring", "innet": "in-network"}
+SWITCH_SUBNET = "10.255.0.0/16"  # the controller's switch addresses (controller.topology.switch_address)
+BITFLIP_BIT = 20
+
+
+@dataclass
+class RunOptions:
+    topo: str
+    out: Path
+    size: int = 1 << 20
+    count: int = 3
+    target: str = "embedded"
+    modes: tuple[str, ...] = ("innet",)
+    workers: int | None = None
+    slots: int = 64
+    fmt: str = "int32"
+    seed: int = 1
+    bw: float | None = None
+    faults: FaultPlan = field(default_factory=FaultPlan)
+    program: Path = DEFAULT_PROGRAM
+    pcap: bool = False
+    verbose: bool = False
+    cli: bool = False
+    step_timeout: float = 600.0
+    show_progress: bool = True
+
+    def validate(self) -> None:
+        if self.size < 1:
+            raise RunError(f"--size must be at least 1 element, got {self.size}")
+        if self.count < 1:
+            raise RunError(f"--count must be at least 1, got {self.count}")
+        if self.workers is not None and self.workers < 1:
+            raise RunError(f"--workers must be at least 1, got {self.workers}")
+        unknown = [m for m in self.modes if m not in MODE_NAMES]
+        if unknown or not self.modes:
+            raise RunError(f"unknown mode(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MODE_NAMES)}")
+        if not self.program.exists():
+            raise RunError(f"P4 program {self.program} does not exist")
+
+
+class Runner:
+    def __init__(self, options: RunOptions, *, log: Callable[[str], None] | None = None) -> None:
+        options.validate()
+        self.opts = options
+        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.fabric: Fabric | None = None
+        self.ctl: FabricController | None = None
+        self.job: JobInfo | None = None
+        self.target: Target | None = None
+        self.hooks = ExitHooks()
+
+    # -- the whole run --
+
+    def run(self) -> RunReport:
+        opts = self.opts
+        self.target = get_target(opts.target)
+        topo = parse_topo_spec(opts.topo, lopts=self._link_options())
+        validate_plan(opts.faults, topo.switches(), [(a, b) for a, b in topo.links()])
+        workers = self._worker_hosts(topo)
+        opts.out.mkdir(parents=True, exist_ok=True)
+        report = RunReport(topology=topo.title, target=self.target.name, size=opts.size, count=opts.count,
+                           workers=workers, out_dir=str(opts.out), faults={"plan": opts.faults.as_dict()})
+        self.log(f"compiling {opts.program.name} for {self.target.name}")
+        try:
+            program = self.target.compile(opts.program, opts.out / "build")
+        except TargetError as exc:
+            raise RunError(f"cannot compile {opts.program}: {exc}") from None
+        self.hooks.install()
+        try:
+            self._build(topo, program.p4info, program.device_config, report)
+            assert self.ctl is not None and self.fabric is not None
+            self.job = self.ctl.create_job(workers, slots=opts.slots, quant=opts.fmt)
+            report.job = {"id": self.job.job_id, "tree": self.job.tree, "workers": self.job.workers,
+                          "grants": self.job.grants}
+            self.log(f"job {self.job.job_id}: {len(workers)} workers, tree root {self.job.tree.get('root')}")
+            self._configure_hosts(workers)
+            order = [m for m in ("ring", "innet") if m in opts.modes]  # faults hit the in-network run, last
+            for mode in order:
+                self._run_mode(mode, workers, report)
+            report.faults["controller_events"] = list(self.ctl.events)
+            self._finish(report)
+            if opts.cli:
+                from mininet.cli import CLI
+
+                self.log("Mininet CLI: the fabric stays up until you exit")
+                CLI(self.fabric.net)
+        finally:
+            self.hooks.run()
+        return report
+
+    def _link_options(self) -> dict[str, Any]:
+        lopts: dict[str, Any] = dict(self.opts.faults.link_options())
+        if self.opts.bw:
+            lopts["bw"] = self.opts.bw
+        return lopts
+
+    def _worker_hosts(self, topo: FabricTopo) -> list[str]:
+        hosts = sorted(topo.hosts(), key=lambda h: int(h[1:]) if h[1:].isdigit() else h)
+        if self.opts.workers is not None:
+            if self.opts.workers > len(hosts):
+                raise RunError(f"--workers {self.opts.workers}: the topology has only {len(hosts)} hosts")
+            hosts = hosts[:self.opts.workers]
+        if not hosts:
+            raise RunError("the topology has no hosts to run workers on")
+        return hosts
+
+    def _build(self, topo: FabricTopo, p4info: Path, device_config: Path, report: RunReport) -> None:
+        assert self.target is not None
+        run = RunState()
+        self.fabric = Fabric(topo, target=self.target, out_dir=self.opts.out, run=run, pcap=self.opts.pcap,
+                             verbose=self.opts.verbose)
+        self.hooks.add(self.fabric.stop)
+        self.log(f"starting {len(topo.switches())} {self.target.name} switches and {len(topo.hosts())} hosts "
+                 f"({topo.title}); logs in {self.fabric.log_dir}")
+        self.fabric.start()
+        topology_file = self.opts.out / "topology.yaml"
+        self.fabric.write_topology(topology_file)
+        report.files["topology"] = str(topology_file)
+        self.ctl = FabricController(topology_file, p4info, device_config)
+        self.hooks.add(self.ctl.close)
+        self.log("controller: pushing the pipeline and installing forwarding")
+        self.ctl.push_pipeline()
+        self.ctl.install_forwarding()
+
+    def _configure_hosts(self, workers: list[str]) -> None:
+        """Each worker reaches its leaf switch's address directly on its link (on-link route, static ARP)."""
+        assert self.fabric is not None and self.job is not None and self.ctl is not None
+        for host_name in workers:
+            host = self.fabric.node(host_name)
+            intf = host.defaultIntf()
+            leaf = self.job.worker(host_name)["switch"]
+            ip, mac = self.ctl.switch_address(leaf)
+            host.cmd(f"ip route replace {SWITCH_SUBNET} dev {intf}")
+            host.cmd(f"ip neigh replace {ip} lladdr {mac} dev {intf} nud permanent")
+
+    # -- one mode --
+
+    def _run_mode(self, mode: str, workers: list[str], report: RunReport) -> None:
+        assert self.fabric is not None and self.job is not None
+        opts = self.opts
+        name = MODE_NAMES[mode]
+        outputs = {h: opts.out / "workers" / f"{mode}-{h}.jsonl" for h in workers}
+        before = self._link_counters()
+        procs = {}
+        peers = ",".join(self.fabric.node(h).IP() for h in workers)
+        for rank, host in enumerate(workers):
+            procs[host] = self.fabric.popen(host, self._worker_argv(mode, rank, host, len(workers), outputs[host],
+                                                                    peers),
+                                            name=f"{mode}-{host}", log_file=opts.out / "logs" / f"{mode}-{host}.log",
+                                            cwd=REPO)
+        injector = None
+        if mode == "innet" and opts.faults.events:
+            injector = FaultInjector(opts.faults.events, self._fault_actions()).start()
+        self.log(f"{name}: {len(workers)} workers, {opts.size:,} floats x {opts.count} steps")
+        try:
+            self._wait(name, procs, outputs)
+        finally:
+            for proc in procs.values():
+                if proc.poll() is None:
+                    proc.kill()
+                proc.wait()
+                proc.log_handle.close()
+            if injector is not None:
+                report.faults["fired"] = [r.as_dict() for r in injector.stop()]
+        after = self._link_counters()
+        for link, count in after.items():
+            report.link_bytes.setdefault(link, {})[name] = count - before.get(link, 0)
+        results = [self._read_result(mode, rank, host, outputs[host]) for rank, host in enumerate(workers)]
+        report.worker_results += results
+        report.modes.append(summarise(name, results, opts.size, opts.count))
+
+    def _worker_argv(self, mode: str, rank: int, host: str, world: int, output: Path, peers: str) -> list[str]:
+        assert self.fabric is not None and self.job is not None and self.ctl is not None
+        opts = self.opts
+        node = self.fabric.node(host)
+        argv = [sys.executable, "-m", "p4fabric.hostproc", mode, "--rank", str(rank), "--world", str(world),
+                "--size", str(opts.size), "--count", str(opts.count), "--seed", str(opts.seed), "--out", str(output),
+                "--ip", node.IP()]
+        if mode == "ring":
+            return [*argv, "--peers", peers]
+        info = self.job.worker(host)
+        switch_ip, switch_mac = self.ctl.switch_address(info["switch"])
+        return [*argv, "--mac", node.MAC(), "--job", str(self.job.job_id), "--child", str(info["child_index"]),
+                "--pool", str(self.job.slots), "--fmt", opts.fmt, "--switch-ip", switch_ip,
+                "--switch-mac", switch_mac]
+
+    def _wait(self, name: str, procs: dict[str, Any], outputs: dict[str, Path]) -> None:
+        opts = self.opts
+        total = opts.count * len(procs)
+        deadline = time.monotonic() + opts.step_timeout * opts.count + 60
+        progress_cm: Any = None
+        task = None
+        if opts.show_progress:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            progress_cm = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                   TimeElapsedColumn(), console=Console(stderr=True), transient=False)
+            progress_cm.start()
+            task = progress_cm.add_task(f"{name} steps", total=total)
+        try:
+            while any(p.poll() is None for p in procs.values()):
+                if progress_cm is not None and task is not None:
+                    progress_cm.update(task, completed=sum(_steps_done(o) for o in outputs.values()))
+                if time.monotonic() > deadline:
+                    raise RunError(f"{name}: workers did not finish within {opts.step_timeout:g} s per step")
+                time.sleep(0.2)
+            if progress_cm is not None and task is not None:
+                progress_cm.update(task, completed=sum(_steps_done(o) for o in outputs.values()))
+        finally:
+            if progress_cm is not None:
+                progress_cm.stop()
+
+    def _read_result(self, mode: str, rank: int, host: str, output: Path) -> WorkerResult:
+        name = MODE_NAMES[mode]
+        final: dict[str, Any] | None = None
+        steps: list[float] = []
+        if output.exists():
+            for line in output.read_text().splitlines():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if record.get("done"):
+                    final = record
+                elif "seconds" in record:
+                    steps.append(float(record["seconds"]))
+        if final is None:
+            log = self.opts.out / "logs" / f"{mode}-{host}.log"
+            tail = log.read_text().strip().splitlines()[-1:] if log.exists() else []
+            return WorkerResult(host, rank, name, steps, False,
+                                error=f"worker exited without a result{': ' + tail[0] if tail else ''}")
+        return WorkerResult(host, rank, name, [float(s) for s in final.get("step_seconds", steps)],
+                            bool(final.get("exact")), float(final.get("max_abs_error", 0.0)),
+                            {k: float(v) for k, v in (final.get("stats") or {}).items()
+                             if isinstance(v, int | float)},
+                            str(final.get("error", "")))
+
+    # -- links and faults --
+
+    def _link_counters(self) -> dict[str, int]:
+        """Bytes both ways per link, read at a switch end (`/sys/class/net/<intf>/statistics`)."""
+        assert self.fabric is not None
+        out: dict[str, int] = {}
+        for a, b, info in self.fabric.topo.links(withInfo=True):
+            end, port = (a, info["port1"]) if self.fabric.topo.isSwitch(a) else (b, info["port2"])
+            intf = self.fabric.node(end).intfs.get(port)
+            if intf is None:
+                continue
+            total = 0
+            for counter in ("tx_bytes", "rx_bytes"):
+                try:
+                    total += int(Path(f"/sys/class/net/{intf.name}/statistics/{counter}").read_text())
+                except (OSError, ValueError):
+                    pass
+            out[f"{a}-{b}"] = total
+        return out
+
+    def _fault_actions(self) -> dict[str, Callable[[FaultEvent], str]]:
+        return {"link-down": self._link_down, "link-up": self._link_up, "kill-switch": self._kill_switch,
+                "bitflip": self._bitflip}
+
+    def _link_down(self, event: FaultEvent) -> str:
+        assert self.fabric is not None and self.ctl is not None
+        a, b = event.target
+        self.fabric.set_link(a, b, up=False)
+        if self.fabric.topo.isSwitch(a) and self.fabric.topo.isSwitch(b):
+            return f"link {a}-{b} down; controller: {self.ctl.link_down(a, b)}"
+        return f"link {a}-{b} down (a host link: its worker is cut off)"
+
+    def _link_up(self, event: FaultEvent) -> str:
+        assert self.fabric is not None
+        a, b = event.target
+        self.fabric.set_link(a, b, up=True)
+        return f"link {a}-{b} up"
+
+    def _kill_switch(self, event: FaultEvent) -> str:
+        assert self.fabric is not None and self.ctl is not None
+        name = event.target[0]
+        self.fabric.switch(name).kill()
+        return f"switch {name} killed (SIGKILL); controller: {self.ctl.switch_down(name)}"
+
+    def _bitflip(self, event: FaultEvent) -> str:
+        """Flip one bit of a value cell of the job's slots on the switch: an in-progress cell if there is one."""
+        assert self.fabric is not None and self.ctl is not None and self.job is not None and self.target is not None
+        name = event.target[0]
+        grant = self.ctl.job(self.job.job_id).grants.get(name)
+        if grant is None:
+            return f"{name} holds no slots of job {self.job.job_id}: nothing to corrupt"
+        switch = self.fabric.switch(name).running
+        if switch is None:
+            raise FabricError(f"{name} is not running")
+        cells = [((grant["slot_base"] + s) << 1) | v for s in range(grant["slot_count"]) for v in (0, 1)]
+        count_reg, value_reg = self.ctl.register_name("agg_child_count"), self.ctl.register_name("agg_v00")
+        chosen = next((c for c in cells if self.target.read_register(switch, count_reg, c)), cells[0])
+        old = self.target.read_register(switch, value_reg, chosen)
+        new = old ^ (1 << BITFLIP_BIT)
+        self.target.write_register(switch, value_reg, chosen, new)
+        return f"{value_reg}[{chosen}] {old:#010x} -> {new:#010x}"
+
+    # -- report --
+
+    def _finish(self, report: RunReport) -> None:
+        for m in report.modes:
+            if m.workers_failed:
+                failed = [r for r in report.worker_results if r.mode == m.mode and r.error]
+                report.errors.append(f"{m.mode}: {m.workers_failed} worker(s) failed, first: "
+                                     f"{failed[0].host}: {failed[0].error}")
+        write_json(report, self.opts.out)
+        try:
+            plot(report, self.opts.out)
+        except Exception as exc:  # plots are a convenience; the JSON report is the result
+            report.errors.append(f"plotting failed: {exc}")
+        write_json(report, self.opts.out)
+
+
+def _steps_done(path: Path) -> int:
+    try:
+        return sum(1 for line in path.read_text().splitlines() if line.startswith('{"step"'))
+    except OSError:
+        return 0
+
+
+def print_report(report: RunReport) -> None:
+    print_summary(report)
