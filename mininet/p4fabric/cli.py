@@ -21,7 +21,7 @@ DEMO_TOPO = "leafspine,2,2,2"
 DEMO_SIZE = 1 << 20
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     run = subparsers.add_parser("run", help="run an all-reduce job on an emulated fabric and report",
                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("--topo", metavar="SPEC",
