@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
@@ -305,6 +306,8 @@ def _start_server(switch: Any, address: str, device_id: int) -> Any:
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise SwitchStartError(f"bad --grpc-server-addr {address!r}: expected HOST:PORT")
+    # gRPC's C core logs its own copy of bind errors to stderr; the one-line error below is the report.
+    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
     try:
         from p4switch.server import P4RuntimeServer
     except ImportError as exc:
