@@ -91,7 +91,10 @@ class Session:
                 self.state.pipeline_pushed.append(sw)
             self.events.emit(Event("pipeline_pushed", sw, detail=Path(p4info_path).name))
         if forwarding:
-            self.restore_switches(list(out.results), pipeline=False)
+            restored = self.restore_switches(list(out.results), pipeline=False)
+            for sw, err in restored.errors.items():
+                out.errors[sw] = err
+                out.results.pop(sw, None)
         return out
 
     def restore_switches(self, switches: list[str], *, pipeline: bool = True) -> FanOut[int]:
