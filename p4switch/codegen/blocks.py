@@ -1,0 +1,567 @@
+"""Statements, calls, externs, actions and tables of one parser or control instance -> Python functions.
+
+Each control instance becomes `c_<n>(ctx, <object params>)`; its actions and tables become sibling closures
+(`a_<n>_<action>`, `t_<n>_<table>`) that receive the same object parameters plus `cl`, a slotted record holding the
+control's scalar parameters and control-level variables. Parsers become one function running a state machine over
+`ctx.data` with an integer read offset. Everything is resolved at compile time: names become Python locals or
+closure variables bound once in `build(rt)`, so the per-packet code does no lookups beyond attribute access.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from p4switch.codegen.exprs import CodegenError, ExprGen, mask
+from p4switch.codegen.layout import class_name, default_value, is_object, leaf_fields, pyname, scalar_width
+from p4switch.frontend import ast
+from p4switch.frontend.elaborate import BlockInstance
+from p4switch.frontend.scope import Var
+from p4switch.frontend.typecheck import CallInfo
+from p4switch.frontend.types import (
+    ActionEnumT,
+    BitsT,
+    BoolT,
+    ExternT,
+    HeaderT,
+    HeaderUnionT,
+    ListT,
+    P4Type,
+    StackT,
+    StructExprT,
+    StructLikeT,
+    StructT,
+    TupleT,
+    underlying,
+    width_of,
+)
+
+if TYPE_CHECKING:
+    from p4switch.codegen.module import ModuleGen
+
+
+class BlockGen:
+    def __init__(self, mod: ModuleGen, block: BlockInstance, index: int) -> None:
+        self.mod = mod
+        self.block = block
+        self.index = index
+        self.typed = mod.typed
+        self.decl = block.decl
+        self.is_parser = isinstance(self.decl, ast.ParserDeclaration)
+        self.x = ExprGen(self)
+        self.lines: list[str] = []
+        self.level = 0
+        self.var_loc: dict[Var, str] = {}
+        self.tmp_counter = 0
+        self.current_node: ast.Node = self.decl
+        self.cl_fields: list[tuple[str, P4Type]] = []
+        self.obj_params: list[str] = []
+        self.copy_out: list[list[tuple[str, P4Type]]] = []  # per open function: out/inout scalars to return
+        self.return_value: list[bool] = []
+        self.packet_param: str | None = None
+        self._setup_params()
+
+    # ------------------------------------------------------------------------------------------------ emitting
+    def w(self, line: str) -> None:
+        self.lines.append("    " * self.level + line)
+
+    def tmp(self, hint: str = "t") -> str:
+        self.tmp_counter += 1
+        return f"_{hint}{self.tmp_counter}"
+
+    def error_at(self, node: ast.Node, message: str) -> CodegenError:
+        return CodegenError(node, message)
+
+    # -------------------------------------------------------------------------------------------- name binding
+    def _setup_params(self) -> None:
+        for p in self.decl.params:
+            var = self.typed.decl_vars[p]
+            t = var.type
+            if isinstance(t, ExternT) and t.name in ("packet_in", "packet_out"):
+                self.packet_param = p.name
+                self.var_loc[var] = "_pkt"
+                if t.name == "packet_out":
+                    self.obj_params.append("_o")
+                continue
+            if is_object(t):
+                name = f"p_{p.name}"
+                self.obj_params.append(name)
+                self.var_loc[var] = name
+            else:
+                self.cl_fields.append((f"p_{p.name}", t))
+                self.var_loc[var] = f"cl.p_{p.name}"
+        for p in getattr(self.decl, "constructor_params", ()):
+            var = self.typed.decl_vars.get(p)
+            if var is not None:
+                self.var_loc[var] = f"cl.k_{p.name}"
+                self.cl_fields.append((f"k_{p.name}", var.type))
+        for local in self.decl.locals:
+            if isinstance(local, (ast.VariableDeclaration, ast.ConstantDeclaration)):
+                var = self.typed.decl_vars.get(local)
+                if var is not None and not self.is_parser:
+                    self.var_loc[var] = f"cl.v_{local.name}"
+                    self.cl_fields.append((f"v_{local.name}", var.type))
+
+    @property
+    def params_sig(self) -> str:
+        return "".join(f", {p}" for p in self.obj_params)
+
+    @property
+    def cl_class(self) -> str:
+        return f"L_{self.index}"
+
+    def var_code(self, var: Var, node: ast.Node) -> str:
+        loc = self.var_loc.get(var)
+        if loc is not None:
+            return loc
+        if var.kind == "instance":
+            return self.mod.instance_binding(self.block, var, node)
+        if var.kind == "const":
+            return self.x.const_code(var.value, var.type)
+        raise CodegenError(node, f"{var.name}: not available here")
+
+    def bind_local(self, var: Var) -> str:
+        self.tmp_counter += 1
+        name = f"l{self.tmp_counter}_{var.name}"
+        self.var_loc[var] = name
+        return name
+
+    # --------------------------------------------------------------------------------------------- statements
+    def block_stmts(self, stmts: tuple[ast.Statement, ...]) -> None:
+        start = len(self.lines)
+        for st in stmts:
+            self.stmt(st)
+        if len(self.lines) == start:
+            self.w("pass")
+
+    def stmt(self, st: ast.Statement) -> None:
+        self.current_node = st
+        if isinstance(st, ast.BlockStatement):
+            self.block_stmts(st.statements)
+        elif isinstance(st, ast.AssignmentStatement):
+            self.assign(st.left, st.right)
+        elif isinstance(st, ast.MethodCallStatement):
+            self.call_stmt(st.call)
+        elif isinstance(st, ast.IfStatement):
+            self.if_stmt(st)
+        elif isinstance(st, ast.SwitchStatement):
+            self.switch_stmt(st)
+        elif isinstance(st, ast.ReturnStatement):
+            self.return_stmt(st)
+        elif isinstance(st, ast.ExitStatement):
+            self.w("raise _Exit")
+        elif isinstance(st, ast.EmptyStatement):
+            pass
+        elif isinstance(st, ast.VariableDeclaration):
+            var = self.typed.decl_vars[st]
+            name = self.bind_local(var)
+            self.w(f"{name} = {default_value(var.type)}")
+            if st.init is not None:
+                self.assign_to(name, var.type, st.init)
+        elif isinstance(st, ast.ConstantDeclaration):
+            pass  # folded at every use
+        elif isinstance(st, ast.Instantiation):
+            raise CodegenError(st, "instantiations inside apply blocks are not supported")
+        else:
+            raise CodegenError(st, f"unsupported statement {type(st).__name__}")
+
+    def if_stmt(self, st: ast.IfStatement) -> None:
+        c = self.typed.consts.get(st.cond)
+        if isinstance(c, bool):
+            chosen = st.then if c else st.else_
+            if chosen is not None:
+                self.stmt(chosen)
+            return
+        self.w(f"if {self.x.cond(st.cond)}:")
+        self.level += 1
+        self.block_stmts((st.then,))
+        self.level -= 1
+        if st.else_ is not None:
+            if isinstance(st.else_, ast.IfStatement) and not isinstance(self.typed.consts.get(st.else_.cond), bool):
+                self.w("else:")
+                self.level += 1
+                self.if_stmt(st.else_)
+                self.level -= 1
+            else:
+                self.w("else:")
+                self.level += 1
+                self.block_stmts((st.else_,))
+                self.level -= 1
+
+    def switch_stmt(self, st: ast.SwitchStatement) -> None:
+        t = self.typed.types[st.expr]
+        sel = self.tmp("sw")
+        if isinstance(t, ActionEnumT):
+            call = st.expr.expr if isinstance(st.expr, ast.Member) else None
+            assert isinstance(call, ast.Call)
+            self.w(f"{sel} = {self.table_apply_code(call)}[1]")
+        else:
+            self.w(f"{sel} = {self.x.expr(st.expr)}")
+        pending: list[str] = []
+        first = True
+        default_body: ast.BlockStatement | None = None
+        for case in st.cases:
+            if isinstance(case.label, ast.DefaultExpression):
+                if case.body is None:
+                    continue
+                default_body = case.body
+                continue
+            if isinstance(t, ActionEnumT):
+                action = self.typed.refs.get(case.label)
+                pending.append(str(self.mod.action_id(action)))
+            else:
+                pending.append(self.x.expr(case.label))
+            if case.body is None:
+                continue
+            cond = " or ".join(f"{sel} == {v}" for v in pending)
+            self.w(f"{'if' if first else 'elif'} {cond}:")
+            first = False
+            self.level += 1
+            self.block_stmts((case.body,))
+            self.level -= 1
+            pending = []
+        if default_body is not None:
+            if first:
+                self.block_stmts((default_body,))
+            else:
+                self.w("else:")
+                self.level += 1
+                self.block_stmts((default_body,))
+                self.level -= 1
+
+    def return_stmt(self, st: ast.ReturnStatement) -> None:
+        outs = self.copy_out[-1] if self.copy_out else []
+        has_value = self.return_value[-1] if self.return_value else False
+        values = []
+        if has_value and st.value is not None:
+            values.append(self.x.expr(st.value))
+        values += [code for code, _ in outs]
+        if not values:
+            self.w("return")
+        elif len(values) == 1:
+            self.w(f"return {values[0]}")
+        else:
+            self.w(f"return ({', '.join(values)})")
+
+    # --------------------------------------------------------------------------------------------- assignment
+    def assign(self, left: ast.Expression, right: ast.Expression) -> None:
+        lt = self.typed.types[left]
+        if isinstance(left, ast.Slice):
+            base = self.x.expr(left.expr)
+            hi = int(self.typed.consts[left.hi])
+            lo = int(self.typed.consts[left.lo])
+            m = (1 << (hi - lo + 1)) - 1
+            bt = underlying(self.typed.types[left.expr])
+            full = (1 << (bt.width if isinstance(bt, BitsT) else hi + 1)) - 1
+            keep = hex(full ^ (m << lo))
+            value = self.x.expr(right)
+            self.store(left.expr, f"(({base} & {keep}) | (({value} & {hex(m)}) << {lo}))")
+            return
+        if is_object(lt):
+            target = self.x.expr(left)
+            self.assign_to(target, lt, right)
+            return
+        self.store(left, self.x.expr(right))
+
+    def store(self, left: ast.Expression, value: str) -> None:
+        """Write a scalar into an l-value (a variable, a field, a stack element field)."""
+        if isinstance(left, ast.Slice):
+            raise CodegenError(left, "nested slice assignment is not supported")
+        if isinstance(left, ast.Name):
+            var = self.typed.refs.get(left)
+            if not isinstance(var, Var):
+                raise CodegenError(left, "not an l-value")
+            self.w(f"{self.var_code(var, left)} = {value}")
+            return
+        self.w(f"{self.x.expr(left)} = {value}")
+
+    def assign_to(self, target: str, t: P4Type, right: ast.Expression) -> None:
+        """`target` (python code of an object or scalar location) = `right`, with P4 copy semantics."""
+        rt = self.typed.types.get(right)
+        if not is_object(t):
+            self.w(f"{target} = {self.x.expr(right)}")
+            return
+        if isinstance(right, ast.InvalidHeader):
+            if isinstance(t, HeaderUnionT):
+                for f, _ in t.fields:
+                    self.w(f"{target}.{pyname(f)}._v = False")
+            else:
+                self.w(f"{target}._v = False")
+            return
+        if isinstance(right, (ast.ListExpression, ast.StructExpression)) or isinstance(rt, (ListT, StructExprT)):
+            assert isinstance(t, StructLikeT)
+            if isinstance(right, ast.ListExpression):
+                items = list(right.items)
+            elif isinstance(right, ast.StructExpression):
+                by_name = {f.name: f.value for f in right.fields}
+                items = [by_name[n] for n, _ in t.fields]
+            else:
+                self.w(f"{target}.assign({self.x.expr(right)})")
+                return
+            temps = []
+            for (fname, ftype), item in zip(t.fields, items):
+                if is_object(ftype):
+                    tmp = self.tmp()
+                    self.w(f"{tmp} = {default_value(ftype)}")
+                    self.assign_to(tmp, ftype, item)
+                    temps.append((fname, ftype, tmp))
+                else:
+                    tmp = self.tmp()
+                    self.w(f"{tmp} = {self.x.expr(item)}")
+                    temps.append((fname, ftype, tmp))
+            for fname, ftype, tmp in temps:
+                if is_object(ftype):
+                    self.w(f"{target}.{pyname(fname)}.assign({tmp})")
+                else:
+                    self.w(f"{target}.{pyname(fname)} = {tmp}")
+            if isinstance(t, HeaderT):
+                self.w(f"{target}._v = True")
+            return
+        self.w(f"{target}.assign({self.x.expr(right)})")
+
+    # ------------------------------------------------------------------------------------------------- calls
+    def call_stmt(self, call: ast.Call) -> None:
+        info = self.typed.calls.get(call)
+        if info is None:
+            raise CodegenError(call, "unresolved call")
+        if info.kind == "table_apply":
+            self.w(self.table_apply_code(call))
+            return
+        code = self.call_code(call, info, statement=True)
+        if code:
+            self.w(code)
+
+    def call_expr(self, call: ast.Call) -> str:
+        info = self.typed.calls.get(call)
+        if info is None:
+            raise CodegenError(call, "unresolved call")
+        if info.kind == "table_apply":
+            return self.table_apply_code(call)
+        if info.kind == "header_method":
+            recv = self.x.expr(info.receiver) if info.receiver is not None else ""
+            if info.name == "isValid":
+                return f"{recv}._v"
+            return str(self.typed.consts.get(call, 0))
+        code = self.call_code(call, info, statement=False)
+        if not code:
+            raise CodegenError(call, "this call has no value")
+        return code
+
+    def call_code(self, call: ast.Call, info: CallInfo, *, statement: bool) -> str:
+        kind = info.kind
+        if kind == "header_method":
+            recv = self.x.expr(info.receiver) if info.receiver is not None else ""
+            if info.name == "isValid":
+                return f"{recv}._v"
+            if info.name == "setValid":
+                self.set_valid(info.receiver, recv, True)
+                return ""
+            if info.name == "setInvalid":
+                self.set_valid(info.receiver, recv, False)
+                return ""
+            return ""
+        if kind == "stack_method":
+            recv = self.x.expr(info.receiver) if info.receiver is not None else ""
+            count = self.typed.consts.get(call.args[0].value, 1) if call.args else 1
+            return f"{recv}.{info.name}({count})"
+        if kind in ("action", "function"):
+            return self.user_call(call, info, statement=statement)
+        if kind == "block_apply":
+            return self.block_apply(call, info)
+        if kind == "extern_function":
+            return self.mod.externs.function(self, call, info, statement=statement)
+        if kind == "extern_method":
+            return self.mod.externs.method(self, call, info, statement=statement)
+        raise CodegenError(call, f"unsupported call kind {kind}")
+
+    def set_valid(self, receiver: ast.Expression | None, recv: str, valid: bool) -> None:
+        # a header union member: validating one invalidates its siblings
+        if receiver is not None and isinstance(receiver, ast.Member):
+            parent_t = self.typed.types.get(receiver.expr)
+            if isinstance(parent_t, HeaderUnionT) and valid:
+                parent = self.x.expr(receiver.expr)
+                for f, _ in parent_t.fields:
+                    if f != receiver.member:
+                        self.w(f"{parent}.{pyname(f)}._v = False")
+        self.w(f"{recv}._v = {valid}")
+
+    def user_call(self, call: ast.Call, info: CallInfo, *, statement: bool) -> str:
+        decl = info.decl
+        fn = self.mod.callable_name(self, decl)
+        args: list[str] = []
+        copy_back: list[tuple[ast.Expression, P4Type]] = []
+        for (param, ptype), arg in zip(info.params, info.args):
+            if arg is None:
+                args.append(self.x.expr(param.default) if param.default is not None else default_value(ptype))
+                continue
+            if isinstance(arg.value, ast.DontCare):
+                args.append(default_value(ptype))
+                continue
+            code = self.x.expr(arg.value)
+            if param.direction in ("out", "inout") and not is_object(ptype):
+                copy_back.append((arg.value, ptype))
+            if param.direction in ("in", None) and is_object(ptype):
+                code = f"{code}.copy()"
+            args.append(code)
+        prefix = "ctx"
+        if isinstance(decl, ast.ActionDeclaration) and self.mod.is_local_action(self.block, decl):
+            prefix = f"ctx{self.params_sig}, cl"
+        invocation = f"{fn}({prefix}{''.join(', ' + a for a in args)})"
+        returns_value = isinstance(decl, ast.FunctionDeclaration) and not isinstance(
+            self.typed.types.get(call), (type(None),)) and not self.mod.returns_void(decl)
+        if not copy_back:
+            return invocation
+        result = self.tmp("r")
+        self.w(f"{result} = {invocation}")
+        offset = 1 if returns_value else 0
+        total = len(copy_back) + offset
+        for i, (target, _) in enumerate(copy_back):
+            value = result if total == 1 else f"{result}[{i + offset}]"
+            if isinstance(target, ast.Slice):
+                self.assign_slice_value(target, value)
+            else:
+                self.store(target, value)
+        if returns_value:
+            return result if total == 1 else f"{result}[0]"
+        return ""
+
+    def assign_slice_value(self, left: ast.Slice, value: str) -> None:
+        base = self.x.expr(left.expr)
+        hi = int(self.typed.consts[left.hi])
+        lo = int(self.typed.consts[left.lo])
+        m = (1 << (hi - lo + 1)) - 1
+        bt = underlying(self.typed.types[left.expr])
+        full = (1 << (bt.width if isinstance(bt, BitsT) else hi + 1)) - 1
+        self.store(left.expr, f"(({base} & {hex(full ^ (m << lo))}) | (({value} & {hex(m)}) << {lo}))")
+
+    def block_apply(self, call: ast.Call, info: CallInfo) -> str:
+        recv = info.receiver
+        child: BlockInstance | None = None
+        if isinstance(recv, ast.Name):
+            child = self.block.child_by_name.get(recv.name)
+        if child is None:
+            raise CodegenError(call, "only control instances declared in this control can be applied")
+        fn = self.mod.block_fn(child)
+        args = []
+        scalar_params = []
+        for (param, ptype), arg in zip(info.params, info.args):
+            if arg is None:
+                raise CodegenError(call, f"missing argument for {param.name}")
+            if is_object(ptype):
+                args.append(self.x.expr(arg.value))
+            else:
+                scalar_params.append((param, ptype, arg))
+        if scalar_params:
+            scalars = []
+            for param, ptype, arg in scalar_params:
+                scalars.append(self.x.expr(arg.value))
+            result = self.tmp("r")
+            self.w(f"{result} = {fn}(ctx{''.join(', ' + a for a in args)}, ({', '.join(scalars)},))")
+            for i, (param, ptype, arg) in enumerate(scalar_params):
+                if param.direction in ("out", "inout"):
+                    self.store(arg.value, f"{result}[{i}]")
+            return ""
+        return f"{fn}(ctx{''.join(', ' + a for a in args)})"
+
+    # -------------------------------------------------------------------------------------------------- tables
+    def table_apply_code(self, call: ast.Call) -> str:
+        info = self.typed.calls[call]
+        table = info.decl
+        fn = self.mod.table_fn(self, table)
+        return f"{fn}(ctx{self.params_sig}, cl)"
+
+    # ------------------------------------------------------------------------------------------------- stacks
+    def stack_last(self, base: str, node: ast.Node) -> str:
+        return f"_last({base})"
+
+    def stack_next(self, base: str, node: ast.Node) -> str:
+        return f"_next({base})"
+
+    # ---------------------------------------------------------------------------------------------- field lists
+    def field_list(self, e: ast.Expression) -> str:
+        """A tuple expression of `(value, width)` pairs for hashes, checksums and logs; fields of invalid headers
+        are left out, as BMv2 does."""
+        groups: list[tuple[str | None, list[str]]] = []
+
+        def add(guard: str | None, item: str) -> None:
+            if groups and groups[-1][0] == guard:
+                groups[-1][1].append(item)
+            else:
+                groups.append((guard, [item]))
+
+        def visit(expr: ast.Expression) -> None:
+            t = self.typed.types.get(expr)
+            if isinstance(expr, ast.ListExpression):
+                for item in expr.items:
+                    visit(item)
+                return
+            if isinstance(t, HeaderT):
+                code = self.x.expr(expr)
+                for path, ft in leaf_fields(t, code):
+                    add(f"{code}._v", f"({_int(path, ft)}, {scalar_width(ft)})")
+                return
+            if isinstance(t, StructT):
+                code = self.x.expr(expr)
+                for path, ft in leaf_fields(t, code):
+                    add(None, f"({_int(path, ft)}, {scalar_width(ft)})")
+                return
+            guard = None
+            if isinstance(expr, ast.Member):
+                parent_t = self.typed.types.get(expr.expr)
+                if isinstance(parent_t, HeaderT):
+                    guard = f"{self.x.expr(expr.expr)}._v"
+            add(guard, f"({_int(self.x.expr(expr), t)}, {scalar_width(t) if t is not None else 0})")
+
+        visit(e)
+        parts = []
+        for guard, items in groups:
+            body = "(" + "".join(i + ", " for i in items) + ")"
+            parts.append(f"*{body}" if guard is None else f"*({body} if {guard} else ())")
+        if not parts:
+            return "()"
+        return "(" + ", ".join(parts) + ",)"
+
+    def value_list(self, e: ast.Expression) -> list[str]:
+        """The scalar values of a struct or list expression, in order (digests, log_msg)."""
+        t = self.typed.types.get(e)
+        if isinstance(e, ast.ListExpression):
+            out: list[str] = []
+            for item in e.items:
+                out += self.value_list(item)
+            return out
+        if isinstance(e, ast.StructExpression):
+            out = []
+            for f in e.fields:
+                out += self.value_list(f.value)
+            return out
+        if isinstance(t, (StructT, HeaderT)):
+            code = self.x.expr(e)
+            return [_int(path, ft) for path, ft in leaf_fields(t, code)]
+        return [_int(self.x.expr(e), t)]
+
+
+def _int(code: str, t: Any) -> str:
+    return f"int({code})" if isinstance(underlying(t), BoolT) else code
+
+
+def out_scalar_params(params: tuple[ast.Parameter, ...], typed: Any) -> list[ast.Parameter]:
+    out = []
+    for p in params:
+        var = typed.decl_vars.get(p)
+        if p.direction in ("out", "inout") and var is not None and not is_object(var.type):
+            out.append(p)
+    return out
+
+
+def header_width(t: P4Type) -> int:
+    return (width_of(t) or 0) // 8
+
+
+def stack_type(t: P4Type) -> StackT | None:
+    return t if isinstance(t, StackT) else None
+
+
+def tuple_type(t: P4Type) -> TupleT | None:
+    return t if isinstance(t, TupleT) else None
+
+
+__all__ = ["BlockGen", "class_name", "mask", "out_scalar_params", "header_width"]

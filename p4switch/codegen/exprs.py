@@ -1,0 +1,293 @@
+"""Expressions -> Python source with BMv2's integer semantics.
+
+Values are kept as unsigned bit patterns of their type's width, so `+ - * << ~` only need a final mask and
+equality works as is; signed (`int<W>`) semantics appear only where they differ: ordering comparisons (compare with
+the sign bit flipped), `>>` (arithmetic), saturating arithmetic and widening casts (sign extension).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from p4switch.codegen.layout import class_name, pyname
+from p4switch.frontend import ast
+from p4switch.frontend.consteval import to_unsigned
+from p4switch.frontend.scope import Var
+from p4switch.frontend.types import (
+    ActionEnumT,
+    ApplyResultT,
+    BitsT,
+    BoolT,
+    EnumT,
+    ErrorT,
+    ExternT,
+    HeaderT,
+    HeaderUnionT,
+    InfIntT,
+    NewTypeT,
+    P4Type,
+    StackT,
+    StringT,
+    StructLikeT,
+    TupleT,
+    TypeRefT,
+    underlying,
+)
+
+if TYPE_CHECKING:
+    from p4switch.codegen.blocks import BlockGen
+
+
+class CodegenError(Exception):
+    """A construct the code generator cannot translate; carries the AST node for the diagnostic."""
+
+    def __init__(self, node: ast.Node, message: str) -> None:
+        super().__init__(message)
+        self.node = node
+
+
+def mask(width: int) -> str:
+    return hex((1 << width) - 1)
+
+
+def _is_simple(code: str) -> bool:
+    return code.replace(".", "").replace("_", "").isalnum()
+
+
+class ExprGen:
+    """Translates expressions of one block; `owner` resolves names and emits helper statements."""
+
+    def __init__(self, owner: BlockGen) -> None:
+        self.o = owner
+        self.typed = owner.typed
+
+    def type_of(self, e: ast.Node) -> P4Type:
+        t = self.typed.types.get(e)
+        if t is None:
+            raise CodegenError(e, "internal: untyped expression")
+        return t
+
+    # ---------------------------------------------------------------------------------------------- constants
+    def const_code(self, value: Any, t: P4Type) -> str:
+        if isinstance(value, tuple) and value and value[0] == "error":
+            return str(self.o.mod.error_code(value[1]))
+        if isinstance(value, tuple) and value and value[0] == "enum":
+            enum_t = self.o.mod.typed.named_types.get(value[1])
+            if isinstance(enum_t, EnumT):
+                return str(enum_t.members.index(value[2]))
+            return "0"
+        if isinstance(value, bool):
+            return "True" if value else "False"
+        if isinstance(value, str):
+            return repr(value)
+        if isinstance(value, int):
+            u = underlying(t)
+            if isinstance(u, BitsT):
+                return str(to_unsigned(value, u.width)) if u.width else "0"
+            if isinstance(u, BoolT):
+                return "True" if value else "False"
+            return str(value)
+        raise CodegenError(self.o.current_node, f"unsupported constant {value!r}")
+
+    # ----------------------------------------------------------------------------------------------- main entry
+    def expr(self, e: ast.Expression) -> str:
+        consts = self.typed.consts
+        if e in consts and not isinstance(e, ast.Call):
+            t = self.type_of(e)
+            if not isinstance(t, (TypeRefT,)):
+                return self.const_code(consts[e], t)
+        method = getattr(self, "e_" + type(e).__name__, None)
+        if method is None:
+            raise CodegenError(e, f"unsupported expression {type(e).__name__}")
+        return str(method(e))
+
+    def cond(self, e: ast.Expression) -> str:
+        return self.expr(e)
+
+    # ------------------------------------------------------------------------------------------------- leaves
+    def e_Name(self, e: ast.Name) -> str:
+        ref = self.typed.refs.get(e)
+        if isinstance(ref, Var):
+            return self.o.var_code(ref, e)
+        raise CodegenError(e, f"{e.name}: not a value here")
+
+    def e_Member(self, e: ast.Member) -> str:
+        base_t = self.type_of(e.expr)
+        if isinstance(base_t, TypeRefT):
+            value = self.typed.consts.get(e)
+            return self.const_code(value, self.type_of(e))
+        if isinstance(base_t, StackT):
+            base = self.expr(e.expr)
+            if e.member == "last":
+                return self.o.stack_last(base, e)
+            if e.member == "next":
+                return self.o.stack_next(base, e)
+            if e.member == "lastIndex":
+                return f"(({base}.ni - 1) & 0xffffffff)"
+            if e.member == "size":
+                return str(base_t.size)
+        if isinstance(base_t, ApplyResultT):
+            call = e.expr
+            assert isinstance(call, ast.Call)
+            result = self.o.table_apply_code(call)
+            if e.member == "hit":
+                return f"{result}[0]"
+            if e.member == "miss":
+                return f"(not {result}[0])"
+            return f"{result}[1]"
+        if isinstance(base_t, StructLikeT):
+            return f"{self.expr(e.expr)}.{pyname(e.member)}"
+        raise CodegenError(e, f"unsupported member access .{e.member} on {base_t}")
+
+    def e_Index(self, e: ast.Index) -> str:
+        base_t = self.type_of(e.expr)
+        base = self.expr(e.expr)
+        if isinstance(base_t, StackT):
+            if e.index in self.typed.consts:
+                return f"{base}.e[{self.typed.consts[e.index]}]"
+            return f"{base}.e[{self.expr(e.index)}]"
+        if isinstance(base_t, TupleT):
+            return f"{base}[{self.typed.consts[e.index]}]"
+        raise CodegenError(e, "unsupported index expression")
+
+    def e_Slice(self, e: ast.Slice) -> str:
+        hi = int(self.typed.consts[e.hi])
+        lo = int(self.typed.consts[e.lo])
+        base = self.expr(e.expr)
+        w = hi - lo + 1
+        if lo == 0:
+            return f"({base} & {mask(w)})"
+        return f"(({base} >> {lo}) & {mask(w)})"
+
+    def e_IntLiteral(self, e: ast.IntLiteral) -> str:
+        return self.const_code(e.value, self.type_of(e))
+
+    def e_BoolLiteral(self, e: ast.BoolLiteral) -> str:
+        return "True" if e.value else "False"
+
+    def e_StringLiteral(self, e: ast.StringLiteral) -> str:
+        return repr(e.value)
+
+    def e_ListExpression(self, e: ast.ListExpression) -> str:
+        t = self.type_of(e)
+        if isinstance(t, StructLikeT):
+            return f"{class_name(t)}.mk(" + ", ".join(self.expr(i) for i in e.items) + ")"
+        return "(" + "".join(self.expr(i) + ", " for i in e.items) + ")"
+
+    def e_StructExpression(self, e: ast.StructExpression) -> str:
+        t = self.type_of(e)
+        if not isinstance(t, StructLikeT):
+            raise CodegenError(e, "a structure initializer needs a struct or header type here")
+        by_name = {f.name: f.value for f in e.fields}
+        return f"{class_name(t)}.mk(" + ", ".join(self.expr(by_name[n]) for n, _ in t.fields) + ")"
+
+    def e_Call(self, e: ast.Call) -> str:
+        return self.o.call_expr(e)
+
+    def e_Ternary(self, e: ast.Ternary) -> str:
+        return f"({self.expr(e.then)} if {self.cond(e.cond)} else {self.expr(e.else_)})"
+
+    def e_InvalidHeader(self, e: ast.InvalidHeader) -> str:
+        return f"{class_name(self.type_of(e))}()"
+
+    # ---------------------------------------------------------------------------------------------- operators
+    def e_UnaryOp(self, e: ast.UnaryOp) -> str:
+        t = underlying(self.type_of(e))
+        a = self.expr(e.operand)
+        if e.op == "!":
+            return f"(not {a})"
+        assert isinstance(t, BitsT)
+        if e.op == "~":
+            return f"({a} ^ {mask(t.width)})"
+        if e.op == "-":
+            return f"((-{a}) & {mask(t.width)})"
+        return a
+
+    def e_BinaryOp(self, e: ast.BinaryOp) -> str:
+        op = e.op
+        if op in ("&&", "||"):
+            return f"({self.cond(e.left)} {'and' if op == '&&' else 'or'} {self.cond(e.right)})"
+        lt = self.type_of(e.left)
+        rt = self.type_of(e.right)
+        a = self.expr(e.left)
+        b = self.expr(e.right)
+        if op in ("==", "!="):
+            if isinstance(underlying(lt), StructLikeT) or isinstance(lt, StackT):
+                raise CodegenError(e, "comparing headers or structs is not supported by this target")
+            return f"({a} {op} {b})"
+        ul = underlying(lt)
+        if op in ("<", ">", "<=", ">="):
+            if isinstance(ul, BitsT) and ul.signed:
+                s = hex(1 << (ul.width - 1))
+                return f"(({a} ^ {s}) {op} ({b} ^ {s}))"
+            return f"({a} {op} {b})"
+        if op == "++":
+            ur = underlying(rt)
+            assert isinstance(ur, BitsT)
+            return f"(({a} << {ur.width}) | {b})"
+        t = underlying(self.type_of(e))
+        if not isinstance(t, BitsT):
+            raise CodegenError(e, f"operator {op} on {t} is not supported")
+        w, m = t.width, mask(t.width)
+        if op in ("&", "|", "^"):
+            return f"({a} {op} {b})"
+        if op in ("+", "-", "*"):
+            return f"(({a} {op} {b}) & {m})"
+        if op in ("/", "%"):
+            return f"_div({a}, {b})" if op == "/" else f"_mod({a}, {b})"
+        if op == "<<":
+            if e.right in self.typed.consts:
+                k = int(self.typed.consts[e.right])
+                return "0" if k >= w else f"(({a} << {k}) & {m})"
+            return f"_shl({a}, {b}, {w})"
+        if op == ">>":
+            if t.signed:
+                s = hex(1 << (w - 1))
+                if e.right in self.typed.consts:
+                    k = min(int(self.typed.consts[e.right]), w)
+                    return f"(((({a} ^ {s}) - {s}) >> {k}) & {m})"
+                return f"(((({a} ^ {s}) - {s}) >> {b}) & {m})"
+            return f"({a} >> {b})"
+        if op == "|+|":
+            if t.signed:
+                return f"_ssat({a}, {b}, {w})"
+            return f"min({a} + {b}, {m})"
+        if op == "|-|":
+            if t.signed:
+                return f"_ssat({a}, (-{b}) & {m}, {w}, {b})"
+            return f"max({a} - {b}, 0)"
+        raise CodegenError(e, f"unsupported operator {op}")
+
+    def e_Cast(self, e: ast.Cast) -> str:
+        target = self.type_of(e)
+        src = self.type_of(e.expr)
+        a = self.expr(e.expr)
+        ut, us = underlying(target), underlying(src)
+        if isinstance(ut, BitsT):
+            if isinstance(us, BoolT):
+                return f"int({a})"
+            if isinstance(us, BitsT):
+                if ut.width < us.width:
+                    return f"({a} & {mask(ut.width)})"
+                if ut.width > us.width and us.signed:
+                    s = hex(1 << (us.width - 1))
+                    return f"((({a} ^ {s}) - {s}) & {mask(ut.width)})"
+                return a
+            if isinstance(us, InfIntT):
+                return f"({a} & {mask(ut.width)})"
+        if isinstance(ut, BoolT):
+            if isinstance(us, BoolT):
+                return a
+            return f"({a} != 0)"
+        if isinstance(target, (StructLikeT, TupleT)):
+            return self.expr(e.expr)
+        if isinstance(target, (EnumT, ErrorT, NewTypeT, StringT)):
+            return a
+        raise CodegenError(e, f"unsupported cast from {src} to {target}")
+
+    def e_DontCare(self, e: ast.DontCare) -> str:
+        return "None"
+
+
+def is_external(t: P4Type) -> bool:
+    return isinstance(t, (ExternT, ActionEnumT, HeaderT, HeaderUnionT))
