@@ -3,7 +3,7 @@ JSON payloads, so the controller's `Target` abstraction needs no generated code.
 and returns one; a bad argument is INVALID_ARGUMENT, an operation the device lacks is UNIMPLEMENTED.
 
 Methods (`/p4ina.Admin/<name>`): set_queue_rate {port, rate_pps, priority?}, set_queue_depth {port, depth,
-priority?}, set_impairment {port, direction, loss?, dup?, reorder?, delay_ms?, seed?}, read_register {register,
+priority?}, set_impairment {port, direction, loss?, dup?, reorder?, delay_ms?, jitter_ms?, seed?}, read_register {register,
 index?} -> {cells}, write_register {register, index?, value}, stats {} -> {server: {...}, device: {...}}.
 """
 
@@ -40,6 +40,13 @@ def _encode(value: dict[str, Any]) -> bytes:
     return json.dumps(value).encode()
 
 
+def _number(args: dict[str, Any], name: str) -> float:
+    value = args.get(name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise AdminError(f"{name!r} must be a non-negative number")
+    return value
+
+
 def _int(args: dict[str, Any], name: str, default: int | None = None) -> int:
     value = args.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int):
@@ -68,24 +75,27 @@ class AdminService:
             raise NotImplementedError(f"this device has no {name}")
         return op
 
+    @staticmethod
+    def _priority(args: dict[str, Any]) -> int | None:
+        return None if args.get("priority") is None else _int(args, "priority")
+
     def set_queue_rate(self, args: dict[str, Any]) -> dict[str, Any]:
-        priority = args.get("priority")
-        self._device_op("set_queue_rate")(_int(args, "port"), _int(args, "rate_pps"),
-                                          priority=None if priority is None else _int(args, "priority"))
+        port, rate, priority = _int(args, "port"), _number(args, "rate_pps"), self._priority(args)
+        self._device_op("set_queue_rate")(port, rate, priority=priority)
         return {}
 
     def set_queue_depth(self, args: dict[str, Any]) -> dict[str, Any]:
-        priority = args.get("priority")
-        self._device_op("set_queue_depth")(_int(args, "port"), _int(args, "depth"),
-                                           priority=None if priority is None else _int(args, "priority"))
+        port, depth, priority = _int(args, "port"), _int(args, "depth"), self._priority(args)
+        self._device_op("set_queue_depth")(port, depth, priority=priority)
         return {}
 
     def set_impairment(self, args: dict[str, Any]) -> dict[str, Any]:
-        options = {k: args[k] for k in ("loss", "dup", "reorder", "delay_ms", "seed") if k in args}
+        port = _int(args, "port")
+        options = {k: args[k] for k in ("loss", "dup", "reorder", "delay_ms", "jitter_ms", "seed") if k in args}
         direction = args.get("direction", "both")
         if not isinstance(direction, str):
             raise AdminError("'direction' must be a string")
-        self._device_op("set_impairment")(_int(args, "port"), direction, **options)
+        self._device_op("set_impairment")(port, direction, **options)
         return {}
 
     def _register(self, args: dict[str, Any]) -> Any:
