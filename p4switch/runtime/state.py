@@ -471,9 +471,10 @@ class TableState:
             group = self._groups.get(masks)
             if group is None:
                 group = self._groups[masks] = _MaskGroup(masks)
-            bucket = group.buckets.setdefault(self._bucket_key(entry), [])
-            bucket.append(entry)
-            bucket.sort(key=lambda e: -e.rank)
+            key = self._bucket_key(entry)
+            # replace, never mutate: the data path reads buckets without a lock (list.sort empties a list while
+            # it sorts)
+            group.buckets[key] = sorted([*group.buckets.get(key, ()), entry], key=lambda e: -e.rank)
             group.max_rank = max(group.max_rank, entry.rank)
             self._order_groups()
 
@@ -488,9 +489,10 @@ class TableState:
             masks = tuple(m for _, m in entry.match)
             group = self._groups[masks]
             values = self._bucket_key(entry)
-            bucket = group.buckets[values]
-            bucket.remove(entry)
-            if not bucket:
+            bucket = [e for e in group.buckets[values] if e is not entry]
+            if bucket:
+                group.buckets[values] = bucket
+            else:
                 del group.buckets[values]
             if not group.buckets:
                 del self._groups[masks]
