@@ -1,10 +1,13 @@
 """File mode (`simple_switch --use-files 0 -i 0@p0 ...`): read `<name>_in.pcap` per port, write `<name>_out.pcap`.
 
 Deterministic by construction, with no threads and no sleeps. Input frames of all ports are merged by pcap
-timestamp (ties: lower port first, then file order) and each runs to completion before the next one starts:
-ingress, then resubmitted/recirculated packets before anything else (BMv2's input buffer serves them first),
-then the traffic manager is drained in FIFO order per port, each egress output written as it leaves. BMv2 reads
-its ports concurrently, so with input on several ports its interleaving is timing-dependent; ours is this order.
+timestamp (ties: lower port first, then file order). BMv2 has the whole file in its input buffer at once and its
+ingress thread runs ahead of the egress threads, so we model the same two stages: up to `INPUT_BUFFER` (1024,
+BMv2's input buffer) frames go through ingress first, each followed at once by its resubmissions (BMv2 serves
+them before new packets); then the traffic manager is drained, FIFO per port, and recirculated packets re-enter
+ingress as they come back. The conformance corpus shows this order: a recirculated packet leaves after the
+packets that followed it into the switch. BMv2 reads several input ports concurrently, so with input on several
+ports its interleaving is timing-dependent; ours is the merged order above.
 
 The traffic manager is unbounded here: file mode never drops or delays a packet for queue reasons. Impairments
 configured on ports apply (loss, duplication and reordering; delays only order frames, they take no time).
@@ -25,6 +28,8 @@ from p4switch.switch.tm import TrafficManager
 from p4switch.switch.v1model import IngressPacket, V1Model
 
 log = logging.getLogger("p4switch.switch")
+
+INPUT_BUFFER = 1024
 
 
 class TickClock:
@@ -107,15 +112,26 @@ class FileModeRunner:
 
     def process(self, port: int, frame: bytes, packet_id: int) -> None:
         """One input frame to completion (with everything it spawns)."""
-        imp = self._impair.get((port, "in"))
-        frames = [frame] if imp is None else [f for _, f in imp.process(frame, 0.0)]
-        for f in frames:
-            self._run(IngressPacket(port, f, packet_id))
+        self.process_batch([(port, frame, packet_id)])
+
+    def process_batch(self, frames: list[tuple[int, bytes, int]]) -> None:
+        """Frames `(port, frame, packet_id)` through ingress in order (each with its resubmissions), then drain
+        the queues and recirculations: BMv2's ingress running ahead of its egress."""
+        for port, frame, packet_id in frames:
+            imp = self._impair.get((port, "in"))
+            for f in [frame] if imp is None else [f for _, f in imp.process(frame, 0.0)]:
+                self._safe_ingress(IngressPacket(port, f, packet_id))
+                while self._reinjected:
+                    self._safe_ingress(self._reinjected.popleft())
+        self._drain()
 
     def _run(self, pkt: IngressPacket) -> None:
+        self._safe_ingress(pkt)
+        self._drain()
+
+    def _drain(self) -> None:
         engine = self.engine
         pending: deque[IngressPacket] = self._reinjected
-        self._safe_ingress(pkt)
         while True:
             if pending:
                 self._safe_ingress(pending.popleft())
@@ -157,9 +173,12 @@ class FileModeRunner:
         writers = {port: PcapWriter(self.directory / f"{stem}_out.pcap") for port, stem in self.ports.items()}
         result = FileRunResult(packets_in={p: 0 for p in self.ports})
         try:
-            for packet_id, (_ts, port, _i, frame) in enumerate(self.read_inputs()):
-                result.packets_in[port] += 1
-                self.process(port, frame, packet_id)
+            inputs = self.read_inputs()
+            for start in range(0, len(inputs), INPUT_BUFFER):
+                batch = [(port, frame, start + i) for i, (_ts, port, _n, frame) in enumerate(inputs[start : start + INPUT_BUFFER])]
+                for port, _frame, _id in batch:
+                    result.packets_in[port] += 1
+                self.process_batch(batch)
             self.flush_impairments()
             for port, frames in self._outputs.items():
                 w = writers[port]

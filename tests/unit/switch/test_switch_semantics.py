@@ -133,3 +133,12 @@ def test_output_order_per_port_follows_input_order() -> None:
     frames = [ctl(port=1, payload=bytes([i]) * 4) for i in range(20)]
     out = run(frames)
     assert [p[-4:] for p in out[1]] == [bytes([i]) * 4 for i in range(20)]
+
+
+def test_batch_ingress_runs_ahead_so_recirculated_packets_leave_after_later_ones() -> None:
+    # the order BMv2 shows in the conformance corpus (case recirc): resubmits stay in place, recirculations do not
+    r = runner()
+    frames = [ctl(port=1, payload=b"A"), ctl(port=1, recirc=1, payload=b"B"), ctl(port=1, resubmit=1, payload=b"C"),
+              ctl(port=1, payload=b"D")]
+    r.process_batch([(0, f, i) for i, f in enumerate(frames)])
+    assert [f[-1:] for f in r.outputs()[1]] == [b"A", b"C", b"D", b"B"]
