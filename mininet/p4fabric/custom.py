@@ -13,16 +13,26 @@ from pathlib import Path as _Path
 def _use_project_environment() -> None:
     """`mn` runs /usr/bin/python3; make the project and its virtual environment's packages importable."""
     import site
-    import sysconfig
 
-    repo = _Path(__file__).resolve().parents[2]
+    import inspect
+
+    frame = inspect.currentframe()
+    # mn exec()s this file without __file__; the code object still knows where it came from.
+    here = _Path(frame.f_code.co_filename if frame is not None else ".")
+    repo = here.resolve().parents[2]
     for path in (repo, repo / "mininet"):
         if str(path) not in _sys.path:
             _sys.path.insert(0, str(path))
-    venv = repo / ".venv"
-    purelib = sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)})
-    if _Path(purelib).is_dir():
-        site.addsitedir(purelib)
+    # The venv's own layout (Debian's sysconfig scheme would point under local/ instead).
+    purelib = repo / ".venv" / "lib" / f"python{_sys.version_info[0]}.{_sys.version_info[1]}" / "site-packages"
+    if purelib.is_dir():
+        site.addsitedir(str(purelib))
+    # Switches run as `python -m p4ina switch` with this same interpreter: give them the same path.
+    import os
+
+    extra = [str(repo), str(repo / "mininet"), *([str(purelib)] if purelib.is_dir() else [])]
+    current = os.environ.get("PYTHONPATH", "")
+    os.environ["PYTHONPATH"] = os.pathsep.join([*extra, *([current] if current else [])])
 
 
 _use_project_environment()
