@@ -12,9 +12,9 @@ from pathlib import Path as _Path
 
 def _use_project_environment() -> None:
     """`mn` runs /usr/bin/python3; make the project and its virtual environment's packages importable."""
-    import site
-
     import inspect
+    import os
+    import site
 
     frame = inspect.currentframe()
     # mn exec()s this file without __file__; the code object still knows where it came from.
@@ -28,7 +28,7 @@ def _use_project_environment() -> None:
     if purelib.is_dir():
         site.addsitedir(str(purelib))
     # Switches run as `python -m p4ina switch` with this same interpreter: give them the same path.
-    import os
+
 
     extra = [str(repo), str(repo / "mininet"), *([str(purelib)] if purelib.is_dir() else [])]
     current = os.environ.get("PYTHONPATH", "")
