@@ -28,8 +28,6 @@ def _use_project_environment() -> None:
     if purelib.is_dir():
         site.addsitedir(str(purelib))
     # Switches run as `python -m p4ina switch` with this same interpreter: give them the same path.
-
-
     extra = [str(repo), str(repo / "mininet"), *([str(purelib)] if purelib.is_dir() else [])]
     current = os.environ.get("PYTHONPATH", "")
     os.environ["PYTHONPATH"] = os.pathsep.join([*extra, *([current] if current else [])])
