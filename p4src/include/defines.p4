@@ -43,10 +43,6 @@ const bit<6> FLAG_CORRUPT = 0x08;
 const bit<16> IPV4_UDP_AGG_LEN = 52;            // IPv4 (20) + UDP (8) + aggregation header (24)
 const bit<16> UDP_AGG_LEN = 32;                 // UDP (8) + aggregation header (24)
 
-// ---- priorities -----------------------------------------------------------------------------------------------
-const bit<3> PRIO_GRADIENT = 7;                 // aggregation traffic: above everything else
-const bit<3> PRIO_DEFAULT = 0;
-
 // ---- drop reasons (column of agg_drops; docs/p4-program.md) ----------------------------------------------------
 const bit<8> DROP_UNKNOWN_JOB = 0;    // no `job` entry for the packet's job id
 const bit<8> DROP_NOT_ADMITTED = 1;   // (ingress port, job, child) not admitted, or a RESULT not from the parent

@@ -1,4 +1,5 @@
-// p4ina: traffic classes and the pause hook. Gradients get the top priority; other traffic by DSCP. PFC frames
+// p4ina: traffic classes and the pause hook. Priority by DSCP (gradients carry DSCP 46; the controller maps it to
+// the top queue). PFC frames
 // are counted per port and never forwarded (MAC control frames end at the link); the pause work (Xoff/Xon,
 // watchdog, deadlock probes) builds on `pfc_rx` and `hdr.pfc`.
 #ifndef P4INA_QOS_P4
@@ -29,9 +30,9 @@ control QosIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         if (hdr.pfc.isValid()) {
             pfc_rx.count((bit<32>)standard_metadata.ingress_port);
             mark_to_drop(standard_metadata);
-        } else if (hdr.agg.isValid()) {
-            set_priority(PRIO_GRADIENT);
         } else if (hdr.ipv4.isValid()) {
+            // Gradients too (DSCP 46): the controller maps classes to the queues the switch really has, since
+            // simple_switch drops a packet whose priority is not below its number of queues (--priority-queues).
             dscp_priority.apply();
         }
     }
