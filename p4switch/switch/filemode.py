@@ -24,7 +24,7 @@ from typing import Any
 from p4switch.switch.impairments import Impairment, ImpairmentConfig
 from p4switch.switch.pipeline import Pipeline
 from p4switch.switch.ports import PcapWriter, read_pcap
-from p4switch.switch.tm import TrafficManager
+from p4switch.switch.tm import FileModeQueues
 from p4switch.switch.v1model import IngressPacket, V1Model
 
 log = logging.getLogger("p4switch.switch")
@@ -74,7 +74,7 @@ class FileModeRunner:
         self.directory = Path(directory)
         self.cpu_port = cpu_port
         self.clock = clock or TickClock()
-        self.tm = TrafficManager(priority_queues=priority_queues, unbounded=True, clock_us=self.clock)
+        self.tm = FileModeQueues(priority_queues=priority_queues, clock_us=self.clock)
         self._reinjected: deque[IngressPacket] = deque()
         self._outputs: dict[int, list[bytes]] = {p: [] for p in self.ports}
         self._impair = {key: Impairment(cfg) for key, cfg in (impairments or {}).items() if cfg.active}
@@ -117,12 +117,26 @@ class FileModeRunner:
     def process_batch(self, frames: list[tuple[int, bytes, int]]) -> None:
         """Frames `(port, frame, packet_id)` through ingress in order (each with its resubmissions), then drain
         the queues and recirculations: BMv2's ingress running ahead of its egress."""
+        impair = self._impair
+        clock = self.clock
+        ingress = self.engine.ingress
+        pipeline = self.pipeline
+        reinjected = self._reinjected
         for port, frame, packet_id in frames:
-            imp = self._impair.get((port, "in"))
-            for f in [frame] if imp is None else [f for _, f in imp.process(frame, 0.0)]:
-                self._safe_ingress(IngressPacket(port, f, packet_id))
-                while self._reinjected:
-                    self._safe_ingress(self._reinjected.popleft())
+            if impair and (port, "in") in impair:
+                for _, f in impair[(port, "in")].process(frame, 0.0):
+                    self._safe_ingress(IngressPacket(port, f, packet_id))
+                    while reinjected:
+                        self._safe_ingress(reinjected.popleft())
+                continue
+            clock.now += 1
+            try:
+                ingress(pipeline, IngressPacket(port, frame, packet_id))
+            except Exception:
+                self.engine.counters.errors += 1
+                log.exception("ingress failed on a packet from port %d; packet dropped", port)
+            while reinjected:
+                self._safe_ingress(reinjected.popleft())
         self._drain()
 
     def _run(self, pkt: IngressPacket) -> None:
@@ -136,11 +150,11 @@ class FileModeRunner:
             if pending:
                 self._safe_ingress(pending.popleft())
                 continue
-            got = self.tm.dequeue(timeout=0) if len(self.tm) else None
+            got = self.tm.dequeue()
             if got is None:
                 return
             port, _prio, item, depth = got
-            self._tick()
+            self.clock.now += 1
             try:
                 engine.egress(item, port, depth)
             except Exception:

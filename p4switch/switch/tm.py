@@ -213,3 +213,44 @@ class TrafficManager:
         with self._lock:
             self._closed = True
             self._cond.notify_all()
+
+
+class FileModeQueues:
+    """The traffic manager of file mode: single-threaded, unbounded, no rates; strict priority per port (larger
+    priority first), FIFO within a queue. Same `enqueue`/`dequeue` contract as `TrafficManager`, minus locks and
+    clocks, because file mode's per-packet cost is the benchmark."""
+
+    def __init__(self, *, priority_queues: int = 1, clock_us: Callable[[], int] = lambda: 0) -> None:
+        self.priority_queues = priority_queues
+        self._clock_us = clock_us
+        self._queues: dict[tuple[int, int], deque[Any]] = {}
+        self._size = 0
+
+    def enqueue(self, port: int, priority: int, item: Any) -> bool:
+        q = self._queues.get((port, priority))
+        if q is None:
+            q = self._queues[(port, priority)] = deque()
+        item.enq_qdepth = len(q)
+        item.enq_timestamp = self._clock_us()
+        q.append(item)
+        self._size += 1
+        return True
+
+    def dequeue(self, timeout: float | None = 0) -> tuple[int, int, Any, int] | None:
+        if not self._size:
+            return None
+        best: tuple[int, int] | None = None
+        for key, q in self._queues.items():
+            if q and (best is None or key[1] > best[1]):
+                best = key
+        assert best is not None
+        q = self._queues[best]
+        item = q.popleft()
+        self._size -= 1
+        return best[0], best[1], item, len(q)
+
+    def depth(self, port: int, priority: int | None = None) -> int:
+        return sum(len(q) for (p, prio), q in self._queues.items() if p == port and priority in (None, prio))
+
+    def __len__(self) -> int:
+        return self._size
