@@ -137,4 +137,14 @@ def impair_flag(switch: str, port: int, impairment: PortImpairment) -> str:
 
 def _compile_with(compiler: Any, source: Path, out_dir: Path, include_dirs: Sequence[Path],
                   defines: Mapping[str, str]) -> CompiledProgram:
-    raise TargetCompileError("p4switch.compiler has no entry point this target knows")
+    from p4switch.exceptions import P4SwitchError
+
+    try:
+        compiled = compiler.compile_file(source, include_dirs=tuple(str(d) for d in include_dirs),
+                                         defines={k: (v if v != "" else None) for k, v in defines.items()})
+        p4info_path, config_path = compiler.write_outputs(compiled, out_dir)
+    except P4SwitchError as exc:  # CompileError carries the rendered `file:line:col: error:` diagnostics
+        raise TargetCompileError(str(exc)) from None
+    except OSError as exc:
+        raise TargetCompileError(f"{exc.filename or out_dir}: {exc.strerror or exc}") from None
+    return CompiledProgram("embedded", source, Path(p4info_path), Path(config_path))

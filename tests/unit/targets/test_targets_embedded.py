@@ -44,3 +44,45 @@ def test_impair_flags_seeds_differ_per_port_and_are_stable() -> None:
     assert impairment_seed("s1", 1, imp) != impairment_seed("s1", 1, PortImpairment(loss=0.1, seed=5))
     with pytest.raises(UnsupportedOperationError, match="bitflip"):
         impair_flag("s1", 1, PortImpairment(corrupt=0.1))
+
+
+def test_compile_writes_p4info_and_device_config(tmp_path: Path) -> None:
+    pytest.importorskip("p4switch.compiler")
+    source = tmp_path / "fwd.p4"
+    source.write_text(FORWARD_P4)
+    program = EmbeddedTarget().compile(source, tmp_path / "out")
+    assert program.target == "embedded"
+    assert 'name: "I.fwd"' in program.p4info_text()
+    assert program.device_config_bytes().startswith(b"{")
+
+
+def test_compile_error_is_a_diagnostic(tmp_path: Path) -> None:
+    pytest.importorskip("p4switch.compiler")
+    from p4ina.targets import TargetCompileError
+
+    source = tmp_path / "bad.p4"
+    source.write_text(FORWARD_P4.replace("apply { fwd.apply(); }", "apply { nosuch.apply(); }"))
+    with pytest.raises(TargetCompileError, match=r"bad\.p4:\d+:\d+: error"):
+        EmbeddedTarget().compile(source, tmp_path / "out")
+
+
+FORWARD_P4 = """
+#include <core.p4>
+#include <v1model.p4>
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+struct H { eth_t eth; }
+struct M { }
+parser P(packet_in p, out H h, inout M m, inout standard_metadata_t sm) {
+    state start { p.extract(h.eth); transition accept; }
+}
+control V(inout H h, inout M m) { apply { } }
+control I(inout H h, inout M m, inout standard_metadata_t sm) {
+    action to(bit<9> port) { sm.egress_spec = port; }
+    table fwd { key = { sm.ingress_port: exact; } actions = { to; NoAction; } default_action = NoAction(); }
+    apply { fwd.apply(); }
+}
+control E(inout H h, inout M m, inout standard_metadata_t sm) { apply { } }
+control C(inout H h, inout M m) { apply { } }
+control D(packet_out p, in H h) { apply { p.emit(h.eth); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
