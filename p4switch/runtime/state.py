@@ -695,6 +695,7 @@ class RuntimeState:
         self.digests: ByNameAndId[DigestState] = ByNameAndId()
         self.value_sets: ByNameAndId[ValueSetState] = ByNameAndId()
         self.pre = PreState()
+        self._device_config: dict[str, Any] = {}
         # one lock for control-plane changes; the data path reads without it (single writer at a time)
         self.lock = threading.RLock()
 
@@ -731,7 +732,8 @@ class RuntimeState:
             fields = [MatchFieldInfo(f.id, f.name, f.bitwidth, f.match_type or EXACT) for f in vs.match]
             state.value_sets.add(vs.preamble.name, vs.preamble.id,
                                  ValueSetState(vs.preamble.name, vs.preamble.id, fields, vs.size))
-        state._apply_defaults(device_config or {})
+        state._device_config = device_config or {}
+        state._apply_defaults(state._device_config)
         return state
 
     def _apply_defaults(self, device_config: dict[str, Any]) -> None:
@@ -767,7 +769,8 @@ class RuntimeState:
                     prio = len(consts) - position
                 entry_args = tuple(int(a) for a in spec.get("args", ()))
                 self._check_action(table, int(spec["action_id"]), entry_args, what)
-                entry = table.new_entry(match, int(prio), int(spec["action_id"]), entry_args, is_const=True)
+                # `const entries` are read-only (P4Info is_const_table); plain `entries` are initial, mutable ones
+                entry = table.new_entry(match, int(prio), int(spec["action_id"]), entry_args, is_const=table.is_const)
                 table.insert(entry)
 
     def _check_action(self, table: TableState, action_id: int, args: tuple[int, ...], what: str) -> None:
@@ -790,11 +793,11 @@ class RuntimeState:
         return action_id, tuple(values.get(p.id, 0) for p in params)
 
     def reset(self) -> None:
-        """Back to the state right after `from_p4info` (const entries and initial defaults stay)."""
+        """Back to the state right after `from_p4info`: initial entries and defaults only, externs zeroed."""
         with self.lock:
             for table in self.tables:
-                table.clear(keep_const=True)
-                table.reset_default()
+                table.clear(keep_const=False)
+            self._apply_defaults(self._device_config)
             for reg in self.registers:
                 reg.reset()
             for counter in self.counters:

@@ -172,9 +172,23 @@ def test_const_entries_and_default_override_from_the_device_config() -> None:
     assert acl.lookup((6, 0xC0A80101))[2] == (1,)  # earlier in source wins
     assert acl.lookup((17, 0xC0A80101))[2] == (2,)
     assert acl.lookup((17, 1))[:3] == (False, 33522068, (9,))
-    assert acl.default_is_const and all(e.is_const for e in acl.entries())
+    assert acl.default_is_const and not any(e.is_const for e in acl.entries())  # not a const table: mutable
+    acl.delete(*acl.entries()[0].ident)  # type: ignore[arg-type]
     state.reset()
-    assert len(acl) == 2
+    assert [e.action_args for e in acl.entries()] == [(1,), (2,)]
+
+
+def test_const_tables_mark_their_entries_const() -> None:
+    info = p4info("tables")
+    plain = RuntimeState.from_p4info(info)
+    table = next(t for t in plain.tables if t.is_const)
+    action = plain.actions[table.action_ids[0]]
+    spec = {"match": [{"value": 0} if f.kind == EXACT else None for f in table.match_fields],
+            "priority": 1 if table.needs_priority else None,
+            "action_id": action.preamble.id, "args": [0] * len(action.params)}
+    state = RuntimeState.from_p4info(info, {"tables": {table.name: {"const_entries": [spec]}}})
+    [entry] = state.tables[table.id].entries()
+    assert entry.is_const
 
 
 def test_p4info_defaults_and_lookup_by_name_or_id() -> None:
