@@ -10,6 +10,7 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import text_format
+from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 from p4runtime_support import CONFORMANCE, Client, code_name, grpc_code_name, load_p4info
 
@@ -22,16 +23,32 @@ def _steps() -> list[dict[str, Any]]:
     return [json.loads(line) for line in TRANSCRIPT.read_text().splitlines() if line.strip()]
 
 
-@pytest.fixture()
-def server() -> Iterator[P4RuntimeServer]:
-    srv = P4RuntimeServer(StateDevice(), address="127.0.0.1:0").start()
-    yield srv
+@pytest.fixture(scope="module")
+def compiled() -> tuple[p4info_pb2.P4Info, bytes]:
+    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
+    program = compiler.compile_file(CONFORMANCE / "programs" / "runtime_tables.p4")
+    return program.p4info, program.device_config_bytes()
+
+
+@pytest.fixture(params=["state-device", "switch"])
+def target(request: pytest.FixtureRequest) -> Iterator[tuple[P4RuntimeServer, p4info_pb2.P4Info, bytes]]:
+    """The control-plane-only device with p4c's P4Info, and the real switch engine with the compiled program."""
+    if request.param == "switch":
+        core = pytest.importorskip("p4switch.switch.core")
+        p4info, device_config = request.getfixturevalue("compiled")
+        device: Any = core.Switch()
+    else:
+        p4info, device_config, device = load_p4info("runtime_tables"), b"", StateDevice()
+    srv = P4RuntimeServer(device, address="127.0.0.1:0").start()
+    yield srv, p4info, device_config
     srv.stop()
+    if request.param == "switch":
+        device.stop()
 
 
-def test_transcript_replays_with_the_same_answers(server: P4RuntimeServer) -> None:
+def test_transcript_replays_with_the_same_answers(target: tuple[P4RuntimeServer, p4info_pb2.P4Info, bytes]) -> None:
+    server, p4info, device_config = target
     address = f"127.0.0.1:{server.port}"
-    p4info = load_p4info("runtime_tables")
     clients: list[Client] = []
     try:
         for n, step in enumerate(_steps()):
@@ -45,7 +62,7 @@ def test_transcript_replays_with_the_same_answers(server: P4RuntimeServer) -> No
                 assert reply is not None, where
                 assert code_name(reply.arbitration.status.code) == step["code"], where
             elif rpc == "SetForwardingPipelineConfig":
-                clients[0].set_pipeline(p4info)
+                clients[0].set_pipeline(p4info, device_config)
                 assert step["code"] == "OK", where
             elif rpc == "Write":
                 request = text_format.Parse(step["request"], p4runtime_pb2.WriteRequest())
