@@ -43,6 +43,7 @@ def reference(seed: int, world: int, step: int, size: int) -> npt.NDArray[np.flo
 class Output:
     def __init__(self, path: Path) -> None:
         self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
         self.handle = open(path, "w")  # closed in close()
 
     def write(self, record: dict[str, Any]) -> None:

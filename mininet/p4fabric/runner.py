@@ -165,6 +165,7 @@ class Runner:
         opts = self.opts
         name = MODE_NAMES[mode]
         outputs = {h: opts.out / "workers" / f"{mode}-{h}.jsonl" for h in workers}
+        (opts.out / "workers").mkdir(parents=True, exist_ok=True)
         before = self._link_counters()
         procs = {}
         peers = ",".join(self.fabric.node(h).IP() for h in workers)
