@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import socket
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +53,7 @@ class P4RuntimeServer:
         self.port = 0
 
     def start(self) -> P4RuntimeServer:
+        _check_free(self.address)
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=self._max_workers, thread_name_prefix="p4rt"),
                              options=[("grpc.so_reuseport", 0),
                                       ("grpc.max_receive_message_length", 64 << 20),
@@ -97,3 +100,26 @@ class P4RuntimeServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _check_free(address: str) -> None:
+    """Refuse a busy or unusable address with one line, before grpc's C core logs its own error to stderr."""
+    host, sep, port_text = address.rpartition(":")
+    if not sep or not port_text.isdigit():
+        raise SwitchStartError(f"bad address {address!r}: expected HOST:PORT")
+    port = int(port_text)
+    if port == 0:
+        return
+    host = host.strip("[]") or "0.0.0.0"
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise SwitchStartError(f"cannot listen on {address}: {exc.strerror}") from None
+    family, kind, proto, _, sockaddr = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as grpc does: TIME_WAIT is no obstacle
+        try:
+            probe.bind(sockaddr)
+        except OSError as exc:
+            reason = "address in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+            raise SwitchStartError(f"cannot listen on {address}: {reason}") from None

@@ -16,6 +16,7 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 from p4runtime_support import Client, code_name, entity, grpc_code_name, load_p4info, table_update
 
+from p4switch.exceptions import SwitchStartError
 from p4switch.server import P4RuntimeServer, StateDevice, TlsOptions
 from p4switch.server.admin import call
 
@@ -268,3 +269,10 @@ def test_tls_with_client_certificates(tmp_path: Path, device: StateDevice) -> No
             assert exc.value.code() == grpc.StatusCode.UNAVAILABLE  # no client certificate: handshake refused
     finally:
         server.stop()
+
+
+def test_a_busy_or_bad_address_is_a_one_line_start_error(server: P4RuntimeServer) -> None:
+    with pytest.raises(SwitchStartError, match="address in use"):
+        P4RuntimeServer(StateDevice(), address=f"127.0.0.1:{server.port}").start()
+    with pytest.raises(SwitchStartError, match="expected HOST:PORT"):
+        P4RuntimeServer(StateDevice(), address="127.0.0.1").start()
