@@ -43,17 +43,8 @@ def compiled_program() -> tuple[Any, bytes]:
     """(P4Info, device config bytes) of p4src/p4ina.p4, compiled once per test session by the embedded compiler."""
     compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler (engineer F) is not there yet")
     result = compiler.compile_file(str(PROGRAM))
-    p4info = getattr(result, "p4info", None)
-    config = getattr(result, "device_config", None)
-    if p4info is None or config is None:
-        pytest.skip("p4switch.compiler.compile_file returns no p4info/device_config yet")
-    if isinstance(config, str):
-        config = config.encode()
-    elif not isinstance(config, bytes | bytearray):
-        import json
-
-        config = json.dumps(config).encode()
-    return p4info, bytes(config)
+    p4info, config = result.p4info, result.device_config_bytes()
+    return p4info, config
 
 
 # --------------------------------------------------------------------------------------------- P4Runtime
@@ -299,7 +290,6 @@ class SimWorker:
     index: int = 0
     results: dict[int, Result] = field(default_factory=dict)
     outstanding: dict[int, int] = field(default_factory=dict)  # slot -> chunk
-    next_chunk: int = 0
     bad_checksums: int = 0
     corrupt_flags: int = 0
 
@@ -330,16 +320,10 @@ class SimWorker:
         return bytes(pkt)
 
     def start(self) -> list[bytes]:
-        out = []
-        while self.next_chunk < len(self.chunks) and len(self.outstanding) < self.pool:
-            out.append(self._send_next())
-        return out
-
-    def _send_next(self) -> bytes:
-        k = self.next_chunk
-        self.next_chunk += 1
-        self.outstanding[k % self.pool] = k
-        return self.frame(k)
+        first = range(min(self.pool, len(self.chunks)))
+        for k in first:
+            self.outstanding[k % self.pool] = k
+        return [self.frame(k) for k in first]
 
     def retransmit(self) -> list[bytes]:
         return [self.frame(k, retx=True) for k in sorted(self.outstanding.values())]
@@ -372,8 +356,10 @@ class SimWorker:
         assert self.outstanding.get(hdr.slot) == k, f"{self.name}: result for chunk {k} not outstanding"
         self.results[k] = result
         del self.outstanding[hdr.slot]
-        if self.next_chunk < len(self.chunks):
-            return [self._send_next()]
+        nxt = k + self.pool  # the slot's next use, with the other version
+        if nxt < len(self.chunks):
+            self.outstanding[hdr.slot] = nxt
+            return [self.frame(nxt)]
         return []
 
 

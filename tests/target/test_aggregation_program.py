@@ -9,7 +9,7 @@ import re
 from aggnet import PROGRAM, REPO, compiled_program
 
 DOC = REPO / "docs" / "p4-program.md"
-NAME = re.compile(r"`(P4ina(?:Ingress|Egress)\.[A-Za-z0-9_.]+)")
+NAME = re.compile(r"`(P4ina(?:Ingress|Egress)\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+)")
 
 
 def _documented() -> set[str]:

@@ -92,10 +92,10 @@ def test_partial_sum_carries_the_leaf_index_and_count(fabric: Fabric) -> None:
 
     workers = make_workers(4, chunks=1, pool=1, seed=3)
     build_two_level(fabric, workers, pool=1)
-    for w in workers[2:]:
-        fabric.send_from_worker(w.name, w.start())
+    fabric.send_from_worker("w2", workers[2].start())
     fabric.deliver(fabric.in_flight.pop(0))
     assert not fabric.in_flight, "the first contribution is absorbed"
+    fabric.send_from_worker("w3", workers[3].start())
     fabric.deliver(fabric.in_flight.pop(0))
     (up,) = fabric.in_flight
     assert (up.target, up.port) == ("s", 2)
@@ -106,5 +106,5 @@ def test_partial_sum_carries_the_leaf_index_and_count(fabric: Fabric) -> None:
     assert list(hdr.payload.values) == list(workers[2].chunks[0] + workers[3].chunks[0])
     spine = fabric.switches["s"]
     assert pkt.dst == "02:00:00:00:ff:02" and pkt[UDP].dport == proto.AGG_PORT == pkt[UDP].sport
-    assert pkt[Ether].src == "02:00:00:00:ff:01" and spine.mac == 0x0200000000FF02
+    assert pkt[Ether].src == "02:00:00:00:ff:01" and spine.mac == 0x02_00_00_00_FF_02
     assert fabric.switches["l2"].counter("P4inaIngress.output.agg_packets", 0) == 2
