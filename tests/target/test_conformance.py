@@ -21,10 +21,13 @@ PORTS = range(5)  # BMv2 ran with ports 0..4 attached
 
 
 def _compiler_missing() -> str | None:
-    for module in ("p4switch.compile_cli", "p4switch.compiler"):
-        if importlib.util.find_spec(module) is None:
-            return f"engineer F's compiler ({module}) is not in this checkout yet"
+    if importlib.util.find_spec("p4switch.compiler") is None:
+        return "engineer F's compiler (p4switch.compiler) is not in this checkout yet"
     return None
+
+
+def _has_compile_cli() -> bool:
+    return importlib.util.find_spec("p4switch.compile_cli") is not None
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +38,11 @@ def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def compile_program(name: str, build_dir: Path) -> Path:
     out = build_dir / name
     config = out / f"{name}.json"
+    if not config.exists() and not _has_compile_cli():
+        # `p4ina compile` is not wired yet: the same compiler through its Python entry point
+        from p4switch.compiler import compile_file, write_outputs
+
+        write_outputs(compile_file(CONFORMANCE / "programs" / f"{name}.p4"), out)
     if not config.exists():
         result = subprocess.run(
             [sys.executable, "-m", "p4ina", "compile", str(CONFORMANCE / "programs" / f"{name}.p4"), "-o", str(out)],
