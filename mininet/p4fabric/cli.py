@@ -68,7 +68,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--program", type=Path, metavar="P4", help="P4 program (default: p4src/p4ina.p4)")
     parser.add_argument("--pcap", action="store_true", help="capture every switch port to DIR/logs/pcap")
     parser.add_argument("--verbose", action="store_true", help="per-packet switch logs")
-    parser.add_argument("--step-timeout", type=float, default=600.0, metavar="S")
+    parser.add_argument("--step-timeout", type=float, default=600.0, metavar="S",
+                        help="give up on a mode when a step takes longer than this")
+    parser.add_argument("--retx-timeout", type=float, default=0.2, metavar="S",
+                        help="workers' first retransmission timeout (doubles on each retry)")
 
 
 def main_run(args: argparse.Namespace) -> int:
@@ -108,7 +111,8 @@ def _run(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], plan: A
     options = RunOptions(topo=topo, out=args.out, size=args.size, count=args.count, target=args.target,
                          modes=modes, workers=args.workers, slots=args.slots, fmt=args.fmt, seed=args.seed,
                          bw=args.bw, faults=plan, program=args.program or DEFAULT_PROGRAM, pcap=args.pcap,
-                         verbose=args.verbose, cli=cli, step_timeout=args.step_timeout, show_progress=True)
+                         verbose=args.verbose, cli=cli, step_timeout=args.step_timeout,
+                         retx_timeout=args.retx_timeout, show_progress=True)
     try:
         report = Runner(options).run()
     except (FabricError, TargetError) as exc:

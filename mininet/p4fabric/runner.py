@@ -47,6 +47,7 @@ class RunOptions:
     verbose: bool = False
     cli: bool = False
     step_timeout: float = 600.0
+    retx_timeout: float = 0.2
     show_progress: bool = True
 
     def validate(self) -> None:
@@ -208,7 +209,7 @@ class Runner:
         switch_ip, switch_mac = self.ctl.switch_address(info["switch"])
         return [*argv, "--mac", node.MAC(), "--job", str(self.job.job_id), "--child", str(info["child_index"]),
                 "--pool", str(self.job.slots), "--fmt", opts.fmt, "--switch-ip", switch_ip,
-                "--switch-mac", switch_mac]
+                "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}"]
 
     def _wait(self, name: str, procs: dict[str, Any], outputs: dict[str, Path]) -> None:
         opts = self.opts
