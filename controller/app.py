@@ -16,7 +16,7 @@ from controller.events import Event, EventLog
 from controller.exceptions import ControllerError, StateError
 from controller.fabric import Fabric, FanOut
 from controller.forwarding import FabricProgrammer
-from controller.jobs import JobManager, from_text, to_text
+from controller.jobs import JobManager, diff_updates, from_text
 from controller.p4info import P4InfoHelper, load_p4info
 from controller.program import P4inaProgram
 from controller.state import ControllerState, StateStore
@@ -127,11 +127,7 @@ class Session:
         routes, old_routes = programmer.routes(), old.routes()
 
         def write(c: SwitchClient) -> int:
-            new = {_key(e): e for e in programmer.entities(c.name, routes)}
-            before = {_key(e): e for e in old.entities(c.name, old_routes)}
-            ups = [update("DELETE", e) for k, e in before.items() if k not in new]
-            ups += [update("MODIFY", e) for k, e in new.items() if k in before and to_text(e) != to_text(before[k])]
-            ups += [update("INSERT", e) for k, e in new.items() if k not in before]
+            ups = diff_updates(old.entities(c.name, old_routes), programmer.entities(c.name, routes))
             c.write(ups)
             return len(ups)
 
@@ -141,24 +137,6 @@ class Session:
 
     def programmer_for(self, down_switches: set[str], down_links: set[tuple[str, str]]) -> FabricProgrammer:
         return FabricProgrammer(self.topo, self.helper, self.program, down_switches, down_links)
-
-
-def _key(e: object) -> str:
-    """Identity of an entity without its action (what MODIFY keeps)."""
-    from p4.v1 import p4runtime_pb2
-
-    assert isinstance(e, p4runtime_pb2.Entity)
-    k = p4runtime_pb2.Entity()
-    k.CopyFrom(e)
-    if k.HasField("table_entry"):
-        k.table_entry.ClearField("action")
-    elif k.HasField("packet_replication_engine_entry"):
-        pre = k.packet_replication_engine_entry
-        if pre.HasField("multicast_group_entry"):
-            pre.multicast_group_entry.ClearField("replicas")
-        else:
-            pre.clone_session_entry.ClearField("replicas")
-    return to_text(k)
 
 
 class ControllerApp:

@@ -182,28 +182,68 @@ class JobManager:
         return jobs
 
     def rebuild(self, job_id: int) -> JobRecord:
-        """Recompute a job's tree on the live topology and move its entities: new ones in, stale ones out.
+        """Recompute a job's tree on the live topology and move its entities with the fewest changes.
 
-        Switches that are down are skipped on removal (their state is wiped when they come back, see
-        `FailureHandler.switch_up`). The job keeps its id, members, rank order and slot count.
+        Switches that stay in the tree keep their grants (slot range, job index, group), so aggregation state in
+        flight there survives and only entries that differ are modified; switches that leave the tree lose the
+        job's entries (unless down: their state is wiped when they come back); new switches get everything.
+        The job keeps its id, members, rank order and slot count.
         """
         record = self.get(job_id)
         tree = self._tree(record.members, None if record.requested_root in self.state.down_switches
                           else record.requested_root, exclude=job_id)
         book = self.resources(exclude=[job_id])
-        grants = book.admit(job_id, tree.switches, record.slots)
+        kept = {sw: g for sw, g in record.grants.items() if sw in tree.parent}
+        book.restore(job_id, kept.values())
+        grants = {**kept, **book.admit(job_id, [s for s in tree.switches if s not in kept], record.slots)}
         plan = plan_job(self.topo, tree, grants, job_id, record.quant, record.ranks, scale=record.scale,
                         worker_ports=record.worker_ports)
-        old_installed = record.installed
-        self._remove(old_installed, strict=False)
-        record.installed = {}
+        wanted = self._entities(plan.switches)
+        old = {sw: [from_text(t) for t in texts] for sw, texts in record.installed.items()
+               if sw not in self.state.down_switches}
+        changes = {sw: diff_updates(old.get(sw, []), wanted.get(sw, [])) for sw in set(old) | set(wanted)}
+
+        def write(c: SwitchClient) -> None:
+            c.write(changes[c.name])
+
+        out = self.fabric.run(write, [sw for sw, ups in changes.items() if ups])
+        out.raise_first()
         record.tree, record.grants = tree, grants
         record.plans = {sw: p.to_dict() for sw, p in plan.switches.items()}
         record.workers = [asdict(m) for m in plan.members]
-        record.installed = self._install(plan.switches)
+        record.installed = {sw: [to_text(e) for e in ents] for sw, ents in wanted.items()}
         record.status = "active"
         record.rebuilt += 1
         return record
+
+
+def entity_key(e: p4runtime_pb2.Entity) -> str:
+    """Identity of an entity without what MODIFY may change (action, replicas)."""
+    k = p4runtime_pb2.Entity()
+    k.CopyFrom(e)
+    if k.HasField("table_entry"):
+        k.table_entry.ClearField("action")
+    elif k.HasField("packet_replication_engine_entry"):
+        pre = k.packet_replication_engine_entry
+        if pre.HasField("multicast_group_entry"):
+            pre.multicast_group_entry.ClearField("replicas")
+        else:
+            pre.clone_session_entry.ClearField("replicas")
+    return to_text(k)
+
+
+def diff_updates(old: list[p4runtime_pb2.Entity], new: list[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Update]:
+    """Updates turning `old` into `new`: INSERT/MODIFY in `new`'s order, then DELETE in reverse `old` order."""
+    before = {entity_key(e): e for e in old}
+    after = {entity_key(e): e for e in new}
+    ups = []
+    for key, e in after.items():
+        if key not in before:
+            ups.append(update("INSERT", e))
+        elif to_text(before[key]) != to_text(e):
+            ups.append(update("MODIFY", e))
+    ups += [update("DELETE", e) for key, e in reversed(before.items()) if key not in after]
+    return ups
 
 
 def _read_one(c: SwitchClient, wanted: p4runtime_pb2.Entity) -> list[p4runtime_pb2.Entity]:
