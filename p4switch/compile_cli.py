@@ -12,7 +12,7 @@ import sys
 from p4switch.exceptions import CompileError, P4SwitchError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("compile", help="compile a P4_16 v1model program for the embedded switch",
                               description="Compile a P4_16 v1model program: writes DIR/<name>.p4info.txtpb (P4Info as "
                                           "p4c writes it) and DIR/<name>.json (the embedded switch's device config).")

@@ -120,7 +120,7 @@ def table_config(pipeline: Pipeline, symbols: SymbolTable) -> dict[str, Any]:
     """Per table: const entries in source order (the runtime state's loader format)."""
     typed = pipeline.typed
     out: dict[str, Any] = {}
-    for (prefix, table), name in pipeline.table_names.items():
+    for (_prefix, table), name in pipeline.table_names.items():
         props = {p.name: p for p in table.properties}
         entries = props.get("entries")
         if not isinstance(entries, ast.EntriesProperty):
@@ -137,13 +137,13 @@ def table_config(pipeline: Pipeline, symbols: SymbolTable) -> dict[str, Any]:
             else:
                 items = [keyset]
             match = [_match_spec(typed, item, ke.match_kind, typed.types.get(ke.expr))
-                     for item, ke in zip(items, elements)]
+                     for item, ke in zip(items, elements, strict=False)]
             action = typed.refs.get(entry.action)
             action_name = pipeline.action_names.get(action) if action is not None else None
             action_id = symbols.id_of(IdPrefix.ACTION, action_name) if action_name else 0
             args = []
             if isinstance(action, ast.ActionDeclaration) and entry.action.args is not None:
-                for p, a in zip(action.params, entry.action.args):
+                for p, a in zip(action.params, entry.action.args, strict=False):
                     if p.direction is None:
                         var = typed.decl_vars.get(p)
                         args.append(_const_int(typed.consts.get(a.value), var.type if var else None))
@@ -184,4 +184,4 @@ def _match_spec(typed: TypedProgram, item: ast.Expression, kind: str, t: P4Type 
     return {"value": value}
 
 
-__all__ = ["CompiledProgram", "compile_file", "compile_text", "write_outputs", "qualify"]
+__all__ = ["CompiledProgram", "compile_file", "compile_text", "qualify", "write_outputs"]

@@ -110,7 +110,7 @@ def _add_table(info: p4info_pb2.P4Info, symbols: SymbolTable, table: cp.Table) -
     msg = info.tables.add()
     _preamble(msg.preamble, symbols, IdPrefix.TABLE, table.name, table.annotations)
     ids = _allocate_field_ids([f.explicit_id for f in table.match_fields])
-    for field_id, field in zip(ids, table.match_fields):
+    for field_id, field in zip(ids, table.match_fields, strict=False):
         mf = msg.match_fields.add()
         mf.id = field_id
         mf.name = field.name
@@ -157,7 +157,7 @@ def _add_action(info: p4info_pb2.P4Info, symbols: SymbolTable, action: cp.Action
     msg = info.actions.add()
     _preamble(msg.preamble, symbols, IdPrefix.ACTION, action.name, action.annotations)
     ids = _allocate_field_ids([p.explicit_id for p in action.params])
-    for param_id, param in zip(ids, action.params):
+    for param_id, param in zip(ids, action.params, strict=False):
         pm = msg.params.add()
         pm.id = param_id
         pm.name = param.name
@@ -243,7 +243,7 @@ def build_p4info(model: cp.ControlPlane, arch: str = "v1model") -> p4info_pb2.P4
         _preamble(ch.preamble, symbols, IdPrefix.CONTROLLER_HEADER, header.name, header.annotations,
                   alias=header.name)
         ids = _allocate_field_ids([f.explicit_id for f in header.fields])
-        for field_id, field in zip(ids, header.fields):
+        for field_id, field in zip(ids, header.fields, strict=False):
             md = ch.metadata.add()
             md.id = field_id
             md.name = field.name
@@ -255,14 +255,14 @@ def build_p4info(model: cp.ControlPlane, arch: str = "v1model") -> p4info_pb2.P4
         vs = info.value_sets.add()
         _preamble(vs.preamble, symbols, IdPrefix.VALUE_SET, value_set.name, value_set.annotations)
         ids = _allocate_field_ids([f.explicit_id for f in value_set.match])
-        for field_id, field in zip(ids, value_set.match):
+        for field_id, vfield in zip(ids, value_set.match, strict=False):
             mf = vs.match.add()
             mf.id = field_id
-            if field.name:
-                mf.name = field.name
-            mf.annotations.extend(field.annotations)
-            mf.bitwidth = field.bitwidth
-            mf.match_type = _MATCH.get(field.match_kind, p4info_pb2.MatchField.EXACT)
+            if vfield.name:
+                mf.name = vfield.name
+            mf.annotations.extend(vfield.annotations)
+            mf.bitwidth = vfield.bitwidth
+            mf.match_type = _MATCH.get(vfield.match_kind, p4info_pb2.MatchField.EXACT)
         vs.size = value_set.size
     for register in model.registers:
         r = info.registers.add()

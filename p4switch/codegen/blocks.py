@@ -90,16 +90,16 @@ class BlockGen:
                 self.cl_fields.append((f"p_{p.name}", t))
                 self.var_loc[var] = f"cl.p_{p.name}"
         for p in getattr(self.decl, "constructor_params", ()):
-            var = self.typed.decl_vars.get(p)
-            if var is not None:
-                self.var_loc[var] = f"cl.k_{p.name}"
-                self.cl_fields.append((f"k_{p.name}", var.type))
+            cvar = self.typed.decl_vars.get(p)
+            if cvar is not None:
+                self.var_loc[cvar] = f"cl.k_{p.name}"
+                self.cl_fields.append((f"k_{p.name}", cvar.type))
         for local in self.decl.locals:
             if isinstance(local, (ast.VariableDeclaration, ast.ConstantDeclaration)):
-                var = self.typed.decl_vars.get(local)
-                if var is not None and not self.is_parser:
-                    self.var_loc[var] = f"cl.v_{local.name}"
-                    self.cl_fields.append((f"v_{local.name}", var.type))
+                lvar = self.typed.decl_vars.get(local)
+                if lvar is not None and not self.is_parser:
+                    self.var_loc[lvar] = f"cl.v_{local.name}"
+                    self.cl_fields.append((f"v_{local.name}", lvar.type))
 
     @property
     def params_sig(self) -> str:
@@ -298,7 +298,7 @@ class BlockGen:
                 self.w(f"{target}.assign({self.x.expr(right)})")
                 return
             temps = []
-            for (fname, ftype), item in zip(t.fields, items):
+            for (fname, ftype), item in zip(t.fields, items, strict=False):
                 if is_object(ftype):
                     tmp = self.tmp()
                     self.w(f"{tmp} = {default_value(ftype)}")
@@ -389,7 +389,7 @@ class BlockGen:
         fn = self.mod.callable_name(self, decl)
         args: list[str] = []
         copy_back: list[tuple[ast.Expression, P4Type]] = []
-        for (param, ptype), arg in zip(info.params, info.args):
+        for (param, ptype), arg in zip(info.params, info.args, strict=False):
             if arg is None:
                 args.append(self.x.expr(param.default) if param.default is not None else default_value(ptype))
                 continue
@@ -443,7 +443,7 @@ class BlockGen:
         fn = self.mod.block_fn(child)
         args = []
         scalar_params = []
-        for (param, ptype), arg in zip(info.params, info.args):
+        for (param, ptype), arg in zip(info.params, info.args, strict=False):
             if arg is None:
                 raise CodegenError(call, f"missing argument for {param.name}")
             if is_object(ptype):
@@ -451,12 +451,10 @@ class BlockGen:
             else:
                 scalar_params.append((param, ptype, arg))
         if scalar_params:
-            scalars = []
-            for param, ptype, arg in scalar_params:
-                scalars.append(self.x.expr(arg.value))
+            scalars = [self.x.expr(arg.value) for _, _, arg in scalar_params]
             result = self.tmp("r")
             self.w(f"{result} = {fn}(ctx{''.join(', ' + a for a in args)}, ({', '.join(scalars)},))")
-            for i, (param, ptype, arg) in enumerate(scalar_params):
+            for i, (param, _, arg) in enumerate(scalar_params):
                 if param.direction in ("out", "inout"):
                     self.store(arg.value, f"{result}[{i}]")
             return ""
@@ -564,4 +562,4 @@ def tuple_type(t: P4Type) -> TupleT | None:
     return t if isinstance(t, TupleT) else None
 
 
-__all__ = ["BlockGen", "class_name", "mask", "out_scalar_params", "header_width"]
+__all__ = ["BlockGen", "class_name", "header_width", "mask", "out_scalar_params"]

@@ -61,7 +61,7 @@ class ExternGen:
     def algo(self, g: BlockGen, e: ast.Expression) -> str:
         value = self.typed.consts.get(e)
         if isinstance(value, tuple) and value[0] == "enum":
-            return HASH_NAMES.get(value[2], value[2])
+            return str(HASH_NAMES.get(value[2], value[2]))
         raise CodegenError(e, "the hash algorithm must be a HashAlgorithm constant")
 
     def store_out(self, g: BlockGen, target: ast.Expression, value: str, t: P4Type) -> None:
@@ -148,12 +148,12 @@ class ExternGen:
             cond = g.x.cond(self.arg(info, 0))
             fields = g.field_list(self.arg(info, 1))
             target = self.arg(info, 2)
-            algo = self.algo(g, self.arg(info, 3))
+            algo_name = self.algo(g, self.arg(info, 3))
             tt = underlying(self.typed.types[target])
             width = tt.width if isinstance(tt, BitsT) else 16
             payload = name.endswith("_with_payload")
-            data = f"_fbytes({fields})" + (" + ctx.data[ctx.payload_offset:]" if payload else "")
-            value = f"(_hasher({algo!r})({data}) & {mask(width)})"
+            input_bytes = f"_fbytes({fields})" + (" + ctx.data[ctx.payload_offset:]" if payload else "")
+            value = f"(_hasher({algo_name!r})({input_bytes}) & {mask(width)})"
             if name.startswith("verify"):
                 g.w(f"if {cond} and {value} != {g.x.expr(target)}:")
                 g.w("    ctx.sm.checksum_error = 1")

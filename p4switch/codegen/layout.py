@@ -124,7 +124,7 @@ class LayoutBuilder:
         slots = ", ".join(repr(f) for f in ["_v", *fields])
         out = [f"class {name}:", f"    __slots__ = ({slots},)", "", "    def __init__(self):",
                "        self._v = False"]
-        for (f, ft), pf in zip(t.fields, fields):
+        for (_f, ft), pf in zip(t.fields, fields, strict=False):
             out.append(f"        self.{pf} = {default_value(ft)}")
         out += ["", "    def copy(self):", f"        o = {name}.__new__({name})", "        o._v = self._v"]
         out += [f"        o.{pf} = self.{pf}" for pf in fields]
@@ -137,7 +137,7 @@ class LayoutBuilder:
         out.append("        self._v = True")
         out += ["", "    def __repr__(self):",
                 f"        return '{t.name}(' + ('valid' if self._v else 'invalid') + "
-                + "".join(f"', {f}=' + str(self.{pf}) + " for f, pf in zip([f for f, _ in t.fields], fields))
+                + "".join(f"', {f}=' + str(self.{pf}) + " for f, pf in zip([f for f, _ in t.fields], fields, strict=False))
                 + "')'", "", ""]
         return out
 
@@ -147,22 +147,22 @@ class LayoutBuilder:
         out = [f"class {name}:", f"    __slots__ = ({slots}{',' if fields else ''})", "", "    def __init__(self):"]
         if not fields:
             out.append("        pass")
-        for (f, ft), pf in zip(t.fields, fields):
+        for (_f, ft), pf in zip(t.fields, fields, strict=False):
             out.append(f"        self.{pf} = {default_value(ft)}")
         out += ["", "    def copy(self):", f"        o = {name}.__new__({name})"]
-        for (f, ft), pf in zip(t.fields, fields):
+        for (_f, ft), pf in zip(t.fields, fields, strict=False):
             out.append(f"        o.{pf} = self.{pf}.copy()" if is_object(ft) else f"        o.{pf} = self.{pf}")
         out += ["        return o", "", "    def assign(self, s):"]
         if not fields:
             out.append("        pass")
-        for (f, ft), pf in zip(t.fields, fields):
+        for (_f, ft), pf in zip(t.fields, fields, strict=False):
             out.append(f"        self.{pf}.assign(s.{pf})" if is_object(ft) else f"        self.{pf} = s.{pf}")
         if union:
             out += ["", "    @property", "    def _v(self):",
                     "        return " + (" or ".join(f"self.{pf}._v" for pf in fields) or "False")]
         out += ["", "    def __repr__(self):",
                 f"        return '{t.name}(' + "
-                + " + ', ' + ".join(f"'{f}=' + repr(self.{pf})" for f, pf in zip([f for f, _ in t.fields], fields))
+                + " + ', ' + ".join(f"'{f}=' + repr(self.{pf})" for f, pf in zip([f for f, _ in t.fields], fields, strict=False))
                 + (" + " if fields else "") + "')'", "", ""]
         return out
 
@@ -246,7 +246,7 @@ class LayoutBuilder:
         fields = [(pyname(f), width_of(ft) or 0, isinstance(underlying(ft), BoolT)) for f, ft in t.fields]
         out = [f"def e_{name}(o):"]
         if not fields:
-            return out + ["    return b''", "", ""]
+            return [*out, "    return b''", "", ""]
         fmt = self._struct_format(fields)
         if fmt is not None:
             out.append(f"    return _S_{name}.pack(" + ", ".join(f"o.{f}" for f, _, _ in fields) + ")")
@@ -258,7 +258,7 @@ class LayoutBuilder:
                 val = f"int(o.{f})" if is_bool else f"o.{f}"
                 parts.append(val if shift == 0 else f"({val} << {shift})")
             out.append(f"    return ({' | '.join(parts)}).to_bytes({nbytes}, 'big')")
-        return out + ["", ""]
+        return [*out, "", ""]
 
     @staticmethod
     def _struct_format(fields: list[tuple[str, int, bool]]) -> str | None:

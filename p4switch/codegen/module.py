@@ -14,7 +14,7 @@ from p4switch.codegen.exprs import CodegenError
 from p4switch.codegen.externs import ExternGen
 from p4switch.codegen.layout import LayoutBuilder, LayoutError, class_name, default_value, is_object, pyname
 from p4switch.frontend import ast
-from p4switch.frontend.elaborate import BlockInstance, Pipeline, V1MODEL_ROLES, local_name, qualify
+from p4switch.frontend.elaborate import V1MODEL_ROLES, BlockInstance, Pipeline, local_name, qualify
 from p4switch.frontend.scope import Var
 from p4switch.frontend.symbols import IdPrefix, SymbolTable
 from p4switch.frontend.types import (
@@ -459,7 +459,7 @@ class ModuleGen:
         else:
             elements = [ks]
         conds = []
-        for el, (k, kt) in zip(elements, keys):
+        for el, (k, kt) in zip(elements, keys, strict=False):
             c = self.element_condition(g, el, k, kt)
             if c != "True":
                 conds.append(c)
@@ -567,7 +567,7 @@ class ModuleGen:
             fields = [pyname(f) for f, _ in t.fields]
             lines.append(f"def _mk_{name}({', '.join(fields)}):")
             lines.append(f"    o = {name}()")
-            for (f, ft), pf in zip(t.fields, fields):
+            for (_f, ft), pf in zip(t.fields, fields, strict=False):
                 if is_object(ft):
                     lines.append(f"    o.{pf}.assign({pf})")
                 else:
@@ -664,4 +664,4 @@ def generate_module(pipeline: Pipeline, symbols: SymbolTable) -> str:
     return ModuleGen(pipeline, symbols).generate()
 
 
-__all__ = ["generate_module", "CodegenError", "HeaderT", "BitsT"]
+__all__ = ["BitsT", "CodegenError", "HeaderT", "generate_module"]

@@ -129,7 +129,7 @@ class Elaborator:
         if len(main.args) != 6:
             self.error(main.loc, "main: V1Switch takes 6 blocks")
             raise CompileError(self.diagnostics)
-        for role, arg in zip(V1MODEL_ROLES, main.args):
+        for role, arg in zip(V1MODEL_ROLES, main.args, strict=False):
             block = self.block_arg(arg.value)
             if block is not None:
                 self.pipeline.blocks[role] = block
@@ -331,7 +331,7 @@ class Elaborator:
                 args = []
                 data_params = [p for p in decl.params if p.direction is None]
                 given = list(dprop.action.args or ())[len(decl.params) - len(data_params):]
-                for p, a in zip(data_params, given):
+                for p, a in zip(data_params, given, strict=False):
                     var = self.typed.decl_vars.get(p)
                     args.append((_int_const(self.typed.consts.get(a.value, 0)),
                                  self.param_width(var.type) if var else 0))
@@ -414,7 +414,7 @@ class Elaborator:
             match.append(cp.MatchField("", elem.width, "exact", 1))
         elif isinstance(elem, StructT):
             decl = elem.decl
-            for (fname, ftype), fnode in zip(elem.fields, decl.fields if decl is not None else ()):
+            for (fname, ftype), fnode in zip(elem.fields, decl.fields if decl is not None else (), strict=False):
                 kind = "exact"
                 for a in fnode.annotations:
                     if a.name == "match" and a.args and isinstance(a.args[0], ast.Name):
@@ -479,7 +479,7 @@ class Elaborator:
             if not isinstance(t, HeaderT):
                 continue
             fields = []
-            for (fname, ftype), fnode in zip(t.fields, decl.fields):
+            for (fname, ftype), fnode in zip(t.fields, decl.fields, strict=False):
                 if annotation_value(fnode.annotations, "hidden"):
                     continue
                 fields.append(cp.Param(fname, width_of(ftype) or 0, _explicit_id(fnode.annotations),

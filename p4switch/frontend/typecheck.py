@@ -132,7 +132,7 @@ class TypeChecker:
     def top_decl(self, decl: ast.Node) -> None:
         g = self.globals
         if isinstance(decl, ast.ErrorDeclaration):
-            for name, loc in zip(decl.members, decl.member_locs or [decl.loc] * len(decl.members)):
+            for name, loc in zip(decl.members, decl.member_locs or [decl.loc] * len(decl.members), strict=False):
                 if name in self.out.error_codes:
                     self.error(loc, f"error.{name}: duplicate declaration")
                 else:
@@ -286,7 +286,7 @@ class TypeChecker:
                         raise self.fail(t.loc, f"{t.name}: expected {len(params)} type arguments, got {len(args)}")
                     return ExternT(found.name, args, found.decl)
                 if isinstance(found, StructLikeT) and found.decl is not None and found.decl.type_params:
-                    sub = dict(zip(found.decl.type_params, args))
+                    sub = dict(zip(found.decl.type_params, args, strict=False))
                     fields = tuple((n, substitute(ft, sub)) for n, ft in found.fields)
                     name = f"{found.name}<{', '.join(str(a) for a in args)}>"
                     return type(found)(name, fields, found.annotations, found.decl)
@@ -434,7 +434,7 @@ class TypeChecker:
             raise self.fail(ks.loc, f"select has {len(key_types)} keys but the case has 1 element")
         if len(elements) != len(key_types):
             raise self.fail(ks.loc, f"select has {len(key_types)} keys but the case has {len(elements)} elements")
-        for el, kt in zip(elements, key_types):
+        for el, kt in zip(elements, key_types, strict=False):
             self.keyset_element(scope, el, kt)
 
     def keyset_element(self, scope: Scope, el: ast.Expression, kt: P4Type) -> None:
@@ -503,7 +503,7 @@ class TypeChecker:
         var = Var(decl.name, t, "instance", node=decl, owner=scope.owner)
         if isinstance(t, ExternT):
             ctors = [c for c in t.decl.constructors] if t.decl is not None else []
-            sub = dict(zip(t.decl.type_params, t.args)) if t.decl is not None else {}
+            sub = dict(zip(t.decl.type_params, t.args, strict=False)) if t.decl is not None else {}
             matching = [c for c in ctors if _arity_ok(c.params, decl.args)]
             if not matching:
                 raise self.fail(decl.loc, f"{decl.name}: no constructor of {t.name} takes {len(decl.args)} arguments")
@@ -594,7 +594,7 @@ class TypeChecker:
             what = "all parameters" if bind_all else "the directional parameters"
             self.error(ref.loc, f"{found.name}: expected {len(params)} arguments ({what}), got {len(ref.args)}")
             return found
-        for p, a in zip(params, ref.args):
+        for p, a in zip(params, ref.args, strict=False):
             try:
                 pt = self.resolve_type(self.out.scopes.get(found, scope), p.type)
                 self.expr(scope, a.value, pt)
@@ -1103,11 +1103,11 @@ class TypeChecker:
         if isinstance(src, (ListT, TupleT)) and isinstance(target, (TupleT, ListT, StructT, HeaderT)):
             items = e.items if isinstance(e, ast.ListExpression) else None
             targets = (target.elements if isinstance(target, (TupleT, ListT))
-                       else tuple(ft for _, ft in target.fields))  # type: ignore[union-attr]
+                       else tuple(ft for _, ft in target.fields))
             if len(src.elements) != len(targets):
                 raise self.fail(e.loc, f"{what}: expected {len(targets)} elements, got {len(src.elements)}")
             if items is not None:
-                for item, tt in zip(items, targets):
+                for item, tt in zip(items, targets, strict=False):
                     self.convert(item, tt, what)
             self.out.types[e] = target
             return
@@ -1221,7 +1221,7 @@ class TypeChecker:
                 raise self.fail(e.loc, f"{_text(target)}: wrong number of arguments ({len(e.args)}; expected "
                                        f"{' or '.join(str(c) for c in counts)})")
             md = methods[0]
-            sub = dict(zip(ext.decl.type_params, ext.args))
+            sub = dict(zip(ext.decl.type_params, ext.args, strict=False))
             sub.update(self._explicit_type_args(scope, md.type_params, e))
             mscope = self.globals.child()
             for tp in (*ext.decl.type_params, *md.type_params):
@@ -1279,7 +1279,7 @@ class TypeChecker:
             return {}
         if len(e.type_args) != len(type_params):
             raise self.fail(e.loc, f"expected {len(type_params)} type arguments, got {len(e.type_args)}")
-        return {tp: self.resolve_type(scope, ta) for tp, ta in zip(type_params, e.type_args)}
+        return {tp: self.resolve_type(scope, ta) for tp, ta in zip(type_params, e.type_args, strict=False)}
 
     def bind_args(self, pscope: Scope, loc: SourceLocation, name: str, params: tuple[ast.Parameter, ...],
                   args: tuple[ast.Argument, ...], sub: dict[str, P4Type], *, arg_scope: Scope | None = None
@@ -1298,16 +1298,17 @@ class TypeChecker:
                 raise self.fail(loc, f"{name}: too many arguments ({len(args)} for {len(params)} parameters)")
             for i, a in enumerate(args):
                 bound[i] = a
-        for p, a in zip(params, bound):
-            if a is None and p.default is None and not _optional(p):
+        for p, b in zip(params, bound, strict=False):
+            if b is None and p.default is None and not _optional(p):
                 raise self.fail(loc, f"{name}: not enough arguments; parameter {p.name} is missing")
         sub = dict(sub)
         resolved: list[tuple[ast.Parameter, P4Type]] = []
-        for p, a in zip(params, bound):
+        for p, arg in zip(params, bound, strict=False):
             pt = substitute(self.resolve_type(pscope, p.type), sub)
-            if a is None:
+            if arg is None:
                 resolved.append((p, pt))
                 continue
+            a = arg
             if isinstance(a.value, ast.DontCare):
                 if p.direction != "out":
                     raise self.fail(a.loc, f"{name}: _ can only be passed to an out parameter")
@@ -1365,7 +1366,7 @@ def _unify(pattern: P4Type, actual: P4Type, sub: dict[str, P4Type]) -> None:
             sub[pattern.name] = actual
         return
     if isinstance(pattern, (TupleT, ListT)) and isinstance(actual, (TupleT, ListT)):
-        for p, a in zip(pattern.elements, actual.elements):
+        for p, a in zip(pattern.elements, actual.elements, strict=False):
             _unify(p, a, sub)
 
 

@@ -108,7 +108,7 @@ class StructLikeT(P4Type):
     decl: Any = field(default=None, hash=False, compare=False)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.name == self.name  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.name == self.name
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.name))
