@@ -1,0 +1,151 @@
+"""Issue 6, "Must show": host agents (`hostagent.Worker`) all-reducing through p4src/p4ina.p4 on the embedded switch.
+
+Four workers in threads, each on its own switch port through `SwitchPorts` (the in-process transport); the job's
+entries are installed over the P4Runtime entity codec with the harness of the aggregation tests (aggnet.py).
+float32 results stay within the documented bound of the float64 reference; int32 is exact, also with 5% loss and
+2% duplication on every worker link (the switch ports' seeded impairments), and the retransmissions are reported.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from aggnet import AggSwitch, JobOnSwitch, Neighbor, compiled_program, install_job, ip_str, mac_str
+
+from hostagent import protocol as P
+from hostagent import quantize as Q
+from hostagent.codec import Endpoints
+from hostagent.transport import SwitchPorts
+from hostagent.worker import Worker
+
+N = 4
+JOB = 6
+POOL = 32
+SCALE = -8  # the job's scale exponent E: any value works for the worker, it only labels the wire units
+
+
+@dataclass
+class Job:
+    switch: AggSwitch
+    workers: list[Worker]
+
+
+def _start_job(fmt: str = "int32", result_fmt: int = P.FMT_INT32, **worker_opts: Any) -> Job:
+    compiled_program()
+    sw = AggSwitch("s1", 0, lambda _name, _port, _frame: None)
+    ports = SwitchPorts(sw.switch)
+    children: dict[int, tuple[int, Neighbor]] = {}
+    workers = []
+    for r in range(N):
+        port = r + 1
+        who = Neighbor(mac=0x02_00_00_00_00_10 + r, ip=0x0A_00_00_10 + r, udp_port=41000 + r)
+        children[port] = (r, who)
+        ep = Endpoints(src_mac=mac_str(who.mac), dst_mac=mac_str(sw.mac), src_ip=ip_str(who.ip), dst_ip=ip_str(sw.ip),
+                       udp_port=who.udp_port)
+        opts: dict[str, Any] = {"pool_size": POOL, "scale_exp": SCALE, "fmt": fmt, "timeout": 0.2, "max_retries": 40}
+        opts.update(worker_opts)
+        workers.append(Worker(JOB, r, n_workers=N, child=r, transport=ports.attach(port, who.udp_port), endpoints=ep,
+                              **opts))
+    install_job(sw, JobOnSwitch(job_id=JOB, job_idx=0, slot_count=POOL, children=children, mcast_grp=1,
+                                scale=SCALE, result_fmt=result_fmt))
+    return Job(sw, workers)
+
+
+@pytest.fixture
+def job() -> Iterator[Job]:
+    j = _start_job()
+    yield j
+    j.switch.stop()
+
+
+def _run_all(workers: list[Worker], fn: Callable[[Worker], Any]) -> list[Any]:
+    out: list[Any] = [None] * len(workers)
+    errors: list[BaseException] = []
+
+    def go(i: int) -> None:
+        try:
+            out[i] = fn(workers[i])
+        except BaseException as exc:  # re-raised in the test thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=go, args=(i,), name=f"worker{i}") for i in range(len(workers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(240)
+    if errors:
+        raise errors[0]
+    assert all(o is not None for o in out), "a worker did not finish"
+    return out
+
+
+def _reducing(data: list[np.ndarray]) -> Callable[[Worker], np.ndarray]:
+    return lambda w: w.allreduce(data[w.rank])
+
+
+@pytest.mark.parametrize("length", [1, 63, 64, 65, 100_000])
+def test_float32_through_the_switch_within_the_documented_bound(job: Job, length: int) -> None:
+    rng = np.random.default_rng(length)
+    data = [(rng.standard_normal(length) * 3).astype(np.float32) for _ in range(N)]
+    out = _run_all(job.workers, _reducing(data))
+    exact = np.sum([d.astype(np.float64) for d in data], axis=0)
+    e = job.workers[0].last_exponent
+    assert e == max(Q.block_exponent(d) for d in data)
+    bound = Q.int32_error_bound(e, N, exact, np.float32)
+    for o in out:
+        assert o.dtype == np.float32 and o.shape == (length,)
+        assert np.array_equal(o, out[0])
+    assert np.all(np.abs(out[0].astype(np.float64) - exact) <= bound)
+    assert all(w.stats.checksum_failures == 0 for w in job.workers)
+
+
+@pytest.mark.parametrize("length", [1, 63, 64, 65, 100_000])
+def test_int32_through_the_switch_is_exact(job: Job, length: int) -> None:
+    rng = np.random.default_rng(100 + length)
+    data = [rng.integers(-(2**28), 2**28, size=length, dtype=np.int32) for _ in range(N)]
+    out = _run_all(job.workers, _reducing(data))
+    exact = np.sum(data, axis=0, dtype=np.int64).astype(np.int32)
+    for o in out:
+        assert o.dtype == np.int32 and np.array_equal(o, exact)
+
+
+def test_int32_exact_with_loss_and_duplication_on_worker_links(job: Job, capsys: pytest.CaptureFixture[str]) -> None:
+    for r in range(N):
+        job.switch.switch.set_impairment(r + 1, "both", loss=0.05, dup=0.02, seed=10 * r + 1)
+    rng = np.random.default_rng(7)
+    data = [rng.integers(-(2**28), 2**28, size=20_000, dtype=np.int32) for _ in range(N)]
+    out = _run_all(job.workers, _reducing(data))
+    exact = np.sum(data, axis=0, dtype=np.int64).astype(np.int32)
+    for o in out:
+        assert np.array_equal(o, exact)
+    impaired = job.switch.switch.impairment_stats()
+    lost = sum(v["lost"] for v in impaired.values())
+    duplicated = sum(v["duplicated"] for v in impaired.values())
+    retrans = [w.stats.retransmissions for w in job.workers]
+    assert lost > 0 and duplicated > 0
+    assert sum(retrans) > 0
+    with capsys.disabled():
+        print(f"\n[hostagent] 4 workers x 20000 int32 through the switch, 5% loss/2% dup per link: exact; "
+              f"frames lost {lost}, duplicated {duplicated}; retransmissions per worker {retrans}")
+
+
+def test_narrow_int16_contributions_and_results(capsys: pytest.CaptureFixture[str]) -> None:
+    j = _start_job(fmt="int16", result_fmt=P.FMT_INT16)
+    try:
+        rng = np.random.default_rng(16)
+        data = [rng.standard_normal(1000).astype(np.float32) for _ in range(N)]
+        out = _run_all(j.workers, _reducing(data))
+        exact = np.sum([d.astype(np.float64) for d in data], axis=0)
+        e = j.workers[0].last_exponent
+        assert e is not None
+        bound = Q.narrow_error_bound(e, N, 16, exact, np.float32, result_bits=16)
+        assert np.all(np.abs(out[0].astype(np.float64) - exact) <= bound)
+        with capsys.disabled():
+            print(f"\n[hostagent] int16 in/out: max error {np.abs(out[0] - exact).max():.3g} (bound {bound.max():.3g})")
+    finally:
+        j.switch.stop()
