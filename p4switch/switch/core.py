@@ -1,8 +1,10 @@
 """The threaded v1model switch: the object the P4Runtime server, the CLI and in-process tests drive.
 
-Threads: one ingress worker (resubmitted/recirculated packets before new ones, as BMv2's input buffer does), one
-egress worker fed by the traffic manager, one delay-line thread for impaired frames, one receive thread per
-AF_PACKET port. gRPC threads call `install_pipeline`, `inject_packet_out` and the admin operations at any time:
+Threads: one pipeline worker, one delay-line thread for impaired frames, one receive thread per AF_PACKET port.
+The worker serves the traffic manager first (any packet allowed to leave goes through egress), then the input
+buffer (resubmitted/recirculated packets before new ones, as BMv2's input buffer does). BMv2 runs ingress and
+egress on separate threads; with Python's GIL one worker avoids a thread hand-off per packet and keeps the same
+queueing semantics (rates, depths, priorities, pauses). gRPC threads call `install_pipeline`, `inject_packet_out` and the admin operations at any time:
 a pipeline swap is one reference assignment (each packet keeps the pipeline it started with, and packets of a
 replaced pipeline still queued are dropped), state changes go through the runtime state's own lock.
 """
@@ -62,7 +64,9 @@ class Switch:
         self._start_ns = time.monotonic_ns()
         self._pipeline: Pipeline | None = None
         self._install_lock = threading.Lock()
-        self.tm = TrafficManager(priority_queues=priority_queues, default_depth=queue_depth, clock_us=self.now_us)
+        self.tm = TrafficManager(
+            priority_queues=priority_queues, default_depth=queue_depth, clock_us=self.now_us, on_change=self._kick
+        )
         self.engine = V1Model(
             enqueue=self._tm_enqueue,
             reinject=self._reinject,
@@ -170,7 +174,7 @@ class Switch:
         self.pfc_frames_received += 1
         for prio, quanta in pauses.items():
             if prio < self.tm.priority_queues:
-                self.tm.pause(port, prio, pause_seconds(quanta, self.link_bps))
+                self.pause_queue(port, prio, pause_seconds(quanta, self.link_bps))
 
     # ------------------------------------------------------------------------------------------ admin ops
 
@@ -179,6 +183,10 @@ class Switch:
 
     def set_queue_depth(self, port: int, depth: int, priority: int | None = None) -> None:
         self.tm.set_queue_depth(port, depth, priority)
+
+    def pause_queue(self, port: int, priority: int, seconds: float) -> None:
+        """Hold an egress queue (0 resumes), as a received PFC frame does."""
+        self.tm.pause(port, priority, seconds)
 
     def set_impairment(
         self,
@@ -228,7 +236,7 @@ class Switch:
         if self._running or self._stopped:
             return
         self._running = True
-        for target, name in ((self._ingress_loop, "ingress"), (self._egress_loop, "egress"), (self._delay_loop, "delay")):
+        for target, name in ((self._worker_loop, "pipeline"), (self._delay_loop, "delay")):
             t = threading.Thread(target=target, name=f"switch{self.device_id}-{name}", daemon=True)
             t.start()
             self._threads.append(t)
@@ -295,25 +303,40 @@ class Switch:
     def _reinject(self, pkt: IngressPacket) -> None:
         self._push_input(pkt, high=True)
 
-    def _ingress_loop(self) -> None:
-        while True:
+    def _kick(self) -> None:
+        """Wake the worker: a queue's rate, depth or pause changed, so a packet may now leave earlier."""
+        with self._in_cond:
+            self._in_cond.notify()
+
+    def _worker_loop(self) -> None:
+        tm = self.tm
+        while self._running:
+            got, wake = tm.poll()
+            if got is not None:
+                self._egress_one(*got)
+                continue
             with self._in_cond:
-                while not self._input_hi and not self._input_lo and self._running:
-                    self._in_cond.wait()
-                if not self._running:
-                    return
+                if not self._input_hi and not self._input_lo:
+                    if self._running:
+                        self._in_cond.wait(wake)
+                    continue
                 pkt = self._input_hi.popleft() if self._input_hi else self._input_lo.popleft()
-            try:
-                pipeline = self._pipeline
-                if pipeline is None:
-                    self.dropped_no_pipeline += 1
-                else:
-                    self.engine.ingress(pipeline, pkt)
-            except Exception:
-                self.engine.counters.errors += 1
-                log.exception("ingress failed on a packet from port %d; packet dropped", pkt.port)
-            finally:
-                self._busy(-1)
+            self._ingress_one(pkt)
+
+    def _ingress_one(self, pkt: IngressPacket) -> None:
+        try:
+            pipeline = self._pipeline
+            if pipeline is None:
+                self.dropped_no_pipeline += 1
+            else:
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug("packet %d: ingress on port %d, %d bytes", pkt.packet_id, pkt.port, len(pkt.data))
+                self.engine.ingress(pipeline, pkt)
+        except Exception:
+            self.engine.counters.errors += 1
+            log.exception("ingress failed on a packet from port %d; packet dropped", pkt.port)
+        finally:
+            self._busy(-1)
 
     def _tm_enqueue(self, port: int, priority: int, item: QueuedPacket) -> bool:
         if port == DROP_PORT:
@@ -324,22 +347,17 @@ class Switch:
         self._busy(-1)
         return False
 
-    def _egress_loop(self) -> None:
-        while self._running:
-            got = self.tm.dequeue()
-            if got is None:
-                return
-            port, _prio, item, depth = got
-            try:
-                if item.pipeline is not self._pipeline:
-                    self.dropped_stale += 1
-                else:
-                    self.engine.egress(item, port, depth)
-            except Exception:
-                self.engine.counters.errors += 1
-                log.exception("egress failed on a packet for port %d; packet dropped", port)
-            finally:
-                self._busy(-1)
+    def _egress_one(self, port: int, _prio: int, item: QueuedPacket, depth: int) -> None:
+        try:
+            if item.pipeline is not self._pipeline:
+                self.dropped_stale += 1
+            else:
+                self.engine.egress(item, port, depth)
+        except Exception:
+            self.engine.counters.errors += 1
+            log.exception("egress failed on a packet for port %d; packet dropped", port)
+        finally:
+            self._busy(-1)
 
     def _transmit(self, port: int, frame: bytes) -> None:
         imp = self._impair.get((port, "out"))
@@ -349,6 +367,8 @@ class Switch:
             self._impaired(imp, port, "out", frame)
 
     def _emit(self, port: int, frame: bytes) -> None:
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("transmit on port %d, %d bytes", port, len(frame))
         capture = self._capture
         if capture is not None:
             capture.outgoing(port, frame)

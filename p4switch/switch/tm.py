@@ -61,6 +61,7 @@ class TrafficManager:
         unbounded: bool = False,
         clock: Callable[[], float] = time.monotonic,
         clock_us: Callable[[], int] | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
         if priority_queues < 1 or priority_queues > 32:
             raise QueueConfigError(f"priority queues must be 1..32, not {priority_queues}")
@@ -76,6 +77,7 @@ class TrafficManager:
         self._cond = threading.Condition(self._lock)
         self._closed = False
         self._size = 0
+        self._on_change = on_change  # a worker waiting elsewhere must re-poll: a packet may leave earlier now
 
     # ------------------------------------------------------------------------------------------------- admin
 
@@ -109,6 +111,8 @@ class TrafficManager:
             for p in self._priorities(priority):
                 self._queue(port, p).delay = 1.0 / pps if pps else 0.0
             self._cond.notify_all()
+        if self._on_change is not None:
+            self._on_change()
 
     def set_all_queue_depths(self, depth: int) -> None:
         if depth < 0:
@@ -124,6 +128,8 @@ class TrafficManager:
             q = self._queue(port, priority)
             q.paused_until = self._clock() + seconds if seconds > 0 else 0.0
             self._cond.notify_all()
+        if self._on_change is not None:
+            self._on_change()
 
     def depth(self, port: int, priority: int | None = None) -> int:
         with self._lock:
@@ -172,6 +178,38 @@ class TrafficManager:
             self._cond.notify()
             return True
 
+    def poll(self) -> tuple[tuple[int, int, Any, int] | None, float | None]:
+        """Non-blocking dequeue for a worker that also waits on other work: `(packet or None, seconds until the
+        next packet may leave or None when every queue is empty)`."""
+        with self._lock:
+            got, wake = self._take(self._clock())
+        return got, wake
+
+    def _take(self, now: float) -> tuple[tuple[int, int, Any, int] | None, float | None]:
+        best: tuple[int, int] | None = None
+        best_key: tuple[int, float] = (-1, 0.0)
+        wake = float("inf")
+        for key in self._nonempty:
+            q = self._queues[key]
+            departure = q.items[0][0]
+            if q.paused_until > now:
+                wake = min(wake, q.paused_until)
+                continue
+            if departure > now:
+                wake = min(wake, departure)
+                continue
+            rank = (key[1], -departure)
+            if best is None or rank > best_key:
+                best, best_key = key, rank
+        if best is None:
+            return None, (None if wake == float("inf") else max(wake - now, 0.0))
+        q = self._queues[best]
+        _, item = q.items.popleft()
+        self._size -= 1
+        if not q.items:
+            self._nonempty.discard(best)
+        return (best[0], best[1], item, len(q.items)), 0.0
+
     def dequeue(self, timeout: float | None = None) -> tuple[int, int, Any, int] | None:
         """The next packet allowed to leave: `(port, priority, item, depth_after)`; None on timeout/close."""
         deadline = None if timeout is None else self._clock() + timeout
@@ -180,28 +218,10 @@ class TrafficManager:
                 if self._closed:
                     return None
                 now = self._clock()
-                best: tuple[int, int] | None = None
-                best_key: tuple[int, float] = (-1, 0.0)
-                wake = float("inf")
-                for key in self._nonempty:
-                    q = self._queues[key]
-                    departure = q.items[0][0]
-                    if q.paused_until > now:
-                        wake = min(wake, q.paused_until)
-                        continue
-                    if departure > now:
-                        wake = min(wake, departure)
-                        continue
-                    rank = (key[1], -departure)
-                    if best is None or rank > best_key:
-                        best, best_key = key, rank
-                if best is not None:
-                    q = self._queues[best]
-                    _, item = q.items.popleft()
-                    self._size -= 1
-                    if not q.items:
-                        self._nonempty.discard(best)
-                    return best[0], best[1], item, len(q.items)
+                got, wake_in = self._take(now)
+                if got is not None:
+                    return got
+                wake = float("inf") if wake_in is None else now + wake_in
                 if deadline is not None:
                     if now >= deadline:
                         return None
