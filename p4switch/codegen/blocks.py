@@ -58,6 +58,7 @@ class BlockGen:
         self.copy_out: list[list[tuple[str, P4Type]]] = []  # per open function: out/inout scalars to return
         self.return_value: list[bool] = []
         self.packet_param: str | None = None
+        self.control_return = "return"  # what `return` in the apply block becomes (scalar params go back)
         self._setup_params()
 
     # ------------------------------------------------------------------------------------------------ emitting
@@ -92,8 +93,7 @@ class BlockGen:
         for p in getattr(self.decl, "constructor_params", ()):
             cvar = self.typed.decl_vars.get(p)
             if cvar is not None:
-                self.var_loc[cvar] = f"cl.k_{p.name}"
-                self.cl_fields.append((f"k_{p.name}", cvar.type))
+                self.var_loc[cvar] = self.x.const_code(self.block.ctor_values.get(p.name, 0), cvar.type)
         for local in self.decl.locals:
             if isinstance(local, (ast.VariableDeclaration, ast.ConstantDeclaration)):
                 lvar = self.typed.decl_vars.get(local)
@@ -229,7 +229,10 @@ class BlockGen:
                 self.level -= 1
 
     def return_stmt(self, st: ast.ReturnStatement) -> None:
-        outs = self.copy_out[-1] if self.copy_out else []
+        if not self.copy_out:
+            self.w(self.control_return)
+            return
+        outs = self.copy_out[-1]
         has_value = self.return_value[-1] if self.return_value else False
         values = []
         if has_value and st.value is not None:
@@ -453,7 +456,15 @@ class BlockGen:
         if scalar_params:
             scalars = [self.x.expr(arg.value) for _, _, arg in scalar_params]
             result = self.tmp("r")
-            self.w(f"{result} = {fn}(ctx{''.join(', ' + a for a in args)}, ({', '.join(scalars)},))")
+            self.w("try:")
+            self.w(f"    {result} = {fn}(ctx{''.join(', ' + a for a in args)}, ({', '.join(scalars)},))")
+            self.w("except _Exit as _x:")
+            self.level += 1
+            for i, (param, _, arg) in enumerate(scalar_params):
+                if param.direction in ("out", "inout"):
+                    self.store(arg.value, f"_x.outs[{i}]")
+            self.w("raise")
+            self.level -= 1
             for i, (param, _, arg) in enumerate(scalar_params):
                 if param.direction in ("out", "inout"):
                     self.store(arg.value, f"{result}[{i}]")

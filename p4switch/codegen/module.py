@@ -331,9 +331,20 @@ class ModuleGen:
             if isinstance(local, ast.VariableDeclaration) and local.init is not None:
                 var = self.typed.decl_vars[local]
                 g.assign_to(g.var_loc[var], var.type, local.init)
-        g.block_stmts(decl.body.statements)
         if scalar_params:
-            g.w("return (" + "".join(f"cl.p_{p.name}, " for p, _ in scalar_params) + ")")
+            outs = "(" + "".join(f"cl.p_{p.name}, " for p, _ in scalar_params) + ")"
+            g.control_return = f"return {outs}"
+            # `exit` inside a nested control still copies its inout/out parameters back (p4c inlines controls)
+            g.w("try:")
+            g.level += 1
+            g.block_stmts(decl.body.statements)
+            g.level -= 1
+            g.w("except _Exit as _x:")
+            g.w(f"    _x.outs = {outs}")
+            g.w("    raise")
+            g.w(g.control_return)
+        else:
+            g.block_stmts(decl.body.statements)
         g.level -= 1
         g.w("")
         self.funcs += g.lines

@@ -43,6 +43,7 @@ class BlockInstance:
     prefix: str
     children: list[BlockInstance] = field(default_factory=list)
     child_by_name: dict[str, BlockInstance] = field(default_factory=dict)
+    ctor_values: dict[str, Any] = field(default_factory=dict)  # constructor parameter -> compile-time value
 
 
 @dataclass
@@ -175,6 +176,10 @@ class Elaborator:
                 sub = self.find_global(local.type.name)
                 if sub is not None:
                     child = self.instantiate(sub, f"{prefix}.{local_name(local)}")
+                    for param, arg in zip(sub.constructor_params, local.args, strict=False):
+                        if arg.value not in self.typed.consts:
+                            self.error(arg.loc, f"{param.name}: constructor arguments must be compile-time constants")
+                        child.ctor_values[param.name] = self.typed.consts.get(arg.value)
                     block.children.append(child)
                     block.child_by_name[local.name] = child
         return block
