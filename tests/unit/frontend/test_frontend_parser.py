@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[3]
 PROGRAMS = sorted((REPO / "tests" / "conformance" / "programs").glob("*.p4"))
 INCLUDES = sorted((REPO / "p4switch" / "include").glob("*.p4"))
 P4SRC = sorted((REPO / "p4src").glob("*.p4"))  # top-level programs; p4src/include/ holds fragments
-TARGET_PROGRAMS = sorted((REPO / "tests" / "target" / "programs").glob("*/prog.p4"))
+TARGET_PROGRAMS = sorted(p.parent / "prog.p4" for p in (REPO / "tests" / "target" / "programs").glob("*/case.py"))
 
 
 def decls(text: str) -> tuple[ast.Node, ...]:
@@ -57,7 +57,9 @@ def shape(e: ast.Node) -> str:
     raise AssertionError(type(e).__name__)
 
 
-@pytest.mark.parametrize("path", PROGRAMS + INCLUDES + P4SRC + TARGET_PROGRAMS, ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", PROGRAMS + INCLUDES + P4SRC + TARGET_PROGRAMS, ids=lambda p: p.parent.name if p.name == "prog.p4" else p.name
+)
 def test_corpus_parses(path: Path) -> None:
     program = parse_program(path, include_dirs=(path.parent,))
     assert program.declarations
