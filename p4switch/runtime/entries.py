@@ -161,14 +161,10 @@ class EntityCodec:
         if table.default_is_const and (action_id, args) != (table.default_entry.action_id,
                                                              table.default_entry.action_args):
             raise RuntimeStateError(code_pb2.PERMISSION_DENIED, f"table {table.name} has a const default action")
-        if te.HasField("counter_data"):
-            self._require_direct_counter(table)
-            table.default_entry.packets = te.counter_data.packet_count
-            table.default_entry.bytes = te.counter_data.byte_count
-        meter_config = self._meter_config_of(table, te)
+        if te.HasField("counter_data") or te.HasField("meter_config"):
+            # BMv2 counts and meters hits only: its default entry has neither
+            raise _invalid(f"table {table.name}: the default entry has no direct counter or meter")
         table.set_default(action_id, args)
-        if table.default_entry.meter is not None and meter_config is not None:
-            table.default_entry.meter.configure(meter_config)
 
     def _require_direct_counter(self, table: TableState) -> None:
         if not table.has_direct_counter:
@@ -320,7 +316,7 @@ class EntityCodec:
         if table.name not in {d.table.name for d in direct}:
             raise _invalid(f"table {table.name} has no {what}")
         if te.is_default_action:
-            return table, table.default_entry
+            raise _invalid(f"table {table.name}: the default entry has no {what} (BMv2 counts and meters hits only)")
         match, priority = self.match_key(table, te)
         entry = table.get(match, priority)
         if entry is None:

@@ -168,10 +168,11 @@ class DirectMeterState:
         self.name, self.id, self.table, self.in_bytes = name, id_, table, in_bytes
 
     def execute(self, entry: Entry | None, nbytes: int, now_us: int) -> int:
-        target = entry if entry is not None else self.table.default_entry
-        if target.meter is None:
+        """BMv2 executes a direct meter on a hit only (`match_tables.cpp`: "we only execute the direct meter if
+        hit"), leaving the color field untouched on a miss; a miss here is GREEN and meters nothing."""
+        if entry is None or entry.meter is None:
             return GREEN
-        return target.meter.execute(nbytes if self.in_bytes else 1, now_us)
+        return entry.meter.execute(nbytes if self.in_bytes else 1, now_us)
 
 
 # --------------------------------------------------------------------------------------------- counters, registers
@@ -198,9 +199,10 @@ class DirectCounterState:
         self.name, self.id, self.table, self.unit = name, id_, table, unit
 
     def count(self, entry: Entry | None, nbytes: int) -> None:
-        target = entry if entry is not None else self.table.default_entry
-        target.packets += 1
-        target.bytes += nbytes
+        """Counts hits only, as BMv2's match units do (the default entry has no counter there)."""
+        if entry is not None:
+            entry.packets += 1
+            entry.bytes += nbytes
 
 
 class RegisterState:
@@ -722,7 +724,6 @@ class RuntimeState:
             table = state.tables[dm.direct_table_id]
             in_bytes = _is_bytes_unit(dm.spec.unit, p4info_pb2.MeterSpec)
             table.direct_meter_in_bytes = in_bytes
-            table.default_entry.meter = MeterCell()
             state.direct_meters.add(dm.preamble.name, dm.preamble.id,
                                     DirectMeterState(dm.preamble.name, dm.preamble.id, table, in_bytes))
         for d in p4info.digests:

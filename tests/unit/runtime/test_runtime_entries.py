@@ -132,6 +132,10 @@ def test_default_entries(codec: EntityCodec) -> None:
     default = 'table_entry { table_id: 33554433 is_default_action: true action { action { action_id: 16777218 } } }'
     assert code_of(codec, INSERT, default) == "INVALID_ARGUMENT"
     assert code_of(codec, MODIFY, default) == "OK"
+    with_counter = default.replace(" } } }", " } } counter_data { packet_count: 1 } }")
+    assert code_of(codec, MODIFY, with_counter) == "INVALID_ARGUMENT"  # BMv2 counts hits only
+    assert code_of(codec, MODIFY, "direct_counter_entry { table_entry { table_id: 33554433 "
+                                  "is_default_action: true } data { packet_count: 1 } }") == "INVALID_ARGUMENT"
     const = ('table_entry { table_id: 33554434 is_default_action: true '
              'action { action { action_id: 16777217 params { param_id: 1 value: "\\006" } } } }')
     assert code_of(codec, MODIFY, const) == "PERMISSION_DENIED"

@@ -204,3 +204,22 @@ def test_value_set_membership() -> None:
     vs = ValueSetState("v", 1, [MatchFieldInfo(1, "etype", 16, EXACT)], 4)
     vs.members = [((0x0800, 0xFFFF),), ((0x8800, 0xFF00),)]
     assert vs.matches((0x0800,)) and vs.matches((0x88B5,)) and not vs.matches((0x86DD,))
+
+
+def test_direct_counters_and_meters_act_on_hits_only_as_in_bmv2() -> None:
+    from p4switch.runtime.state import DirectCounterState, DirectMeterState
+
+    t = table(EXACT)
+    t.direct_meter_in_bytes = True
+    add(t, ((1, 255),), 0, 1)
+    counter, meter = DirectCounterState("c", 1, t, 3), DirectMeterState("m", 2, t, True)
+    hit, _, _, entry = t.lookup((1,))
+    assert hit and entry is not None and entry.meter is not None
+    entry.meter.configure(MeterConfig(cir=0, cburst=100, pir=0, pburst=150))
+    counter.count(entry, 120)
+    assert (entry.packets, entry.bytes) == (1, 120)
+    assert meter.execute(entry, 120, 5) == YELLOW  # 120 bytes fit the peak burst, not the committed one
+    miss_entry = t.lookup((2,))[3]
+    counter.count(miss_entry, 64)
+    assert meter.execute(miss_entry, 10_000, 5) == GREEN
+    assert (t.default_entry.packets, t.default_entry.bytes) == (0, 0)
