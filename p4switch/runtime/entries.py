@@ -124,6 +124,10 @@ class EntityCodec:
             return
         action_id, args = self.action(table, te, default=False)
         meter_config = self._meter_config_of(table, te)
+        if te.idle_timeout_ns:
+            if not table.supports_idle_timeout:
+                raise _invalid(f"table {table.name} does not support idle timeouts")
+            raise RuntimeStateError(code_pb2.UNIMPLEMENTED, "idle timeout notifications are not implemented")
         if update_type == INSERT:
             entry = table.new_entry(match, priority, action_id, args, metadata=te.metadata)
             if te.HasField("counter_data"):

@@ -290,12 +290,14 @@ class TableState:
         is_const: bool = False,
         default_only_actions: frozenset[int] = frozenset(),
         table_only_actions: frozenset[int] = frozenset(),
+        supports_idle_timeout: bool = False,
     ) -> None:
         self.name, self.id, self.size, self.is_const = name, id_, size, is_const
         self.match_fields = match_fields
         self.action_ids = action_ids
         self.default_only_actions = default_only_actions
         self.table_only_actions = table_only_actions
+        self.supports_idle_timeout = supports_idle_timeout
         kinds = {f.kind for f in match_fields}
         self.needs_priority = bool(kinds & {TERNARY, RANGE, OPTIONAL})
         self.has_range = RANGE in kinds
@@ -820,6 +822,7 @@ def _table_from_p4info(t: p4info_pb2.Table) -> TableState:
         is_const=t.is_const_table,
         default_only_actions=frozenset(a.id for a in t.action_refs if a.scope == scope.DEFAULT_ONLY),
         table_only_actions=frozenset(a.id for a in t.action_refs if a.scope == scope.TABLE_ONLY),
+        supports_idle_timeout=t.idle_timeout_behavior == p4info_pb2.Table.NOTIFY_CONTROL,
     )
 
 
