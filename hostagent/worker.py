@@ -254,13 +254,17 @@ class Worker:
             emit(s)
         retrans_before = window.retransmissions
         try:
+            # `check_at` is a lower bound of the earliest retransmission deadline (new chunks' deadlines are all
+            # later), so timers are scanned only when it has passed, not once per packet.
+            check_at = window.next_deadline() or 0.0
             while not window.finished:
-                deadline = window.next_deadline()
-                wait = 0.0 if deadline is None else max(deadline - self.clock(), 0.0)
-                payload = self.transport.recv(wait)
-                if payload is None:
+                now = self.clock()
+                if now >= check_at:
                     for s in window.expired():
                         emit(s)
+                    check_at = window.next_deadline() or now
+                payload = self.transport.recv(max(check_at - now, 0.0))
+                if payload is None:
                     continue
                 self.stats.packets_received += 1
                 r = parse_payload(payload)
