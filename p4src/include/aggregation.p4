@@ -26,10 +26,12 @@
 #define STORE(n) agg_v##n.write(cell, hdr.vals32.v##n);
 
 control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
-    // Per cell ((slot << 1) | version): children seen, how many, the round's seq, the sum of the children's
-    // `count`s, the sum of their checksums, STATUS_* bits (+ the stored RESULT's fmt in bits 4-5, exp in 8-15).
+    // Per cell ((slot << 1) | version): children seen, how many, the round's step and seq, the sum of the
+    // children's `count`s, the sum of their checksums, STATUS_* bits (+ the stored RESULT's fmt in bits 4-5, exp in
+    // bits 8-15).
     register<bit<32>>(AGG_CELLS) agg_bitmap;
     register<bit<8>>(AGG_CELLS) agg_child_count;
+    register<bit<32>>(AGG_CELLS) agg_round_step;
     register<bit<32>>(AGG_CELLS) agg_round_seq;
     register<bit<16>>(AGG_CELLS) agg_contributions;
     register<bit<32>>(AGG_CELLS) agg_checksum;
@@ -47,8 +49,10 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         agg_bitmap.read(seen_other, other);
         bit<8> count;
         agg_child_count.read(count, cell);
-        bit<32> round;
-        agg_round_seq.read(round, cell);
+        bit<32> round_step;
+        agg_round_step.read(round_step, cell);
+        bit<32> round_seq;
+        agg_round_seq.read(round_seq, cell);
         bit<16> contributions;
         agg_contributions.read(contributions, cell);
         bit<32> checksum;
@@ -56,14 +60,27 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         bit<32> status;
         agg_status.read(status, cell);
 
+        // Which round is this packet of, relative to the slot's round: the same, a newer one (step, then seq,
+        // compared in serial-number arithmetic), or an older one (a stale packet, e.g. a late duplicate)?
+        bit<32> dstep = hdr.agg.step - round_step;
+        bit<32> dseq = hdr.agg.seq - round_seq;
+        bit<1> same = 0;
+        bit<1> newer = 0;
+        if ((status & STATUS_USED) == 0) {
+            newer = 1;
+        } else if (dstep != 0) {
+            newer = (bit<1>)(dstep[31:31] == 0);
+        } else if (dseq != 0) {
+            newer = (bit<1>)(dseq[31:31] == 0);
+        } else {
+            same = 1;
+        }
+
         bit<1> add = 0;
         bit<32> keep = 0xffffffff;
-        if ((seen & me) != 0) {
+        if (same == 1 && (seen & me) != 0) {
             // A retransmission: never counted twice.
-            if (round != hdr.agg.seq) {
-                meta.agg.verdict = VERDICT_DROP;
-                meta.agg.drop_reason = DROP_STALE;
-            } else if (count != 0) {
+            if (count != 0) {
                 meta.agg.verdict = VERDICT_DROP;
                 meta.agg.drop_reason = DROP_DUPLICATE;
             } else if ((status & STATUS_READY) != 0) {
@@ -71,21 +88,20 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
             } else {
                 meta.agg.verdict = VERDICT_RESEND_UP;
             }
-        } else if (count != 0 && round != hdr.agg.seq) {
-            meta.agg.verdict = VERDICT_DROP;
-            meta.agg.drop_reason = DROP_STALE;
-        } else {
+        } else if ((same == 1 && count != 0) || newer == 1) {
             add = 1;
-            if (count == 0) {
+            if (newer == 1) {
                 // First contribution of a new round: the previous round's state is overwritten, not reset.
                 keep = 0;
                 seen = 0;
+                count = 0;
                 contributions = 0;
                 checksum = 0;
-                status = 0;
+                status = STATUS_USED;
             }
             agg_bitmap.write(cell, seen | me);
             agg_bitmap.write(other, seen_other & ~me);
+            agg_round_step.write(cell, hdr.agg.step);
             agg_round_seq.write(cell, hdr.agg.seq);
             count = count + 1;
             contributions = contributions + hdr.agg.count;
@@ -93,6 +109,9 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
             if ((hdr.agg.flags & FLAG_OVERFLOW) != 0) {
                 status = status | STATUS_OVERFLOW;
             }
+        } else {
+            meta.agg.verdict = VERDICT_DROP;
+            meta.agg.drop_reason = DROP_STALE;
         }
 
         ALL64(ACCUMULATE)
@@ -129,14 +148,16 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         agg_bitmap.read(seen, cell);
         bit<8> count;
         agg_child_count.read(count, cell);
-        bit<32> round;
-        agg_round_seq.read(round, cell);
-        if (seen == 0 || count != 0 || round != hdr.agg.seq) {
+        bit<32> round_step;
+        agg_round_step.read(round_step, cell);
+        bit<32> round_seq;
+        agg_round_seq.read(round_seq, cell);
+        if (seen == 0 || count != 0 || round_step != hdr.agg.step || round_seq != hdr.agg.seq) {
             // Not the RESULT of this slot's current, locally complete round.
             meta.agg.verdict = VERDICT_DROP;
             meta.agg.drop_reason = DROP_STALE;
         } else {
-            bit<32> status = STATUS_READY | ((bit<32>)hdr.agg.fmt << 4) | ((bit<32>)hdr.agg.exp << 8);
+            bit<32> status = STATUS_USED | STATUS_READY | ((bit<32>)hdr.agg.fmt << 4) | ((bit<32>)hdr.agg.exp << 8);
             if ((hdr.agg.flags & FLAG_OVERFLOW) != 0) {
                 status = status | STATUS_OVERFLOW;
             }

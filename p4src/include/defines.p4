@@ -49,7 +49,7 @@ const bit<8> DROP_NOT_ADMITTED = 1;   // (ingress port, job, child) not admitted
 const bit<8> DROP_SLOT_RANGE = 2;     // slot index outside the job's pool
 const bit<8> DROP_BAD_FORMAT = 3;     // fmt 3, truncated packet, bad IPv4 checksum, or exponent below the job's scale
 const bit<8> DROP_DUPLICATE = 4;      // retransmission to a slot that is not complete yet (harmless)
-const bit<8> DROP_STALE = 5;          // packet of another round (seq differs from the slot's round)
+const bit<8> DROP_STALE = 5;          // packet of an older round than the slot's (a late duplicate)
 
 // ---- what the aggregation step decided (agg_meta_t.verdict) ----------------------------------------------------
 const bit<3> VERDICT_DROP = 0;        // dropped; reason in drop_reason
@@ -67,6 +67,7 @@ const bit<32> INT32_MIN = 0x80000000;
 const bit<32> STATUS_READY = 0x1;     // the slot holds the RESULT of its round
 const bit<32> STATUS_OVERFLOW = 0x2;  // some element saturated in this round
 const bit<32> STATUS_CORRUPT = 0x4;   // the RESULT from the parent carried CORRUPT
+const bit<32> STATUS_USED = 0x8;      // the cell has held a round (its step/seq are meaningful)
 
 typedef bit<9> port_t;
 typedef bit<48> mac_addr_t;
