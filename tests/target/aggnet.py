@@ -287,6 +287,8 @@ class SimWorker:
     chunks: list[np.ndarray]
     fmt: int = proto.FMT_INT32
     exps: list[int] | None = None
+    step: int = 1
+    ver_base: int = 0  # versions continue across steps: the slot's next version when this step starts
     index: int = 0
     results: dict[int, Result] = field(default_factory=dict)
     outstanding: dict[int, int] = field(default_factory=dict)  # slot -> chunk
@@ -311,13 +313,24 @@ class SimWorker:
     def frame(self, k: int, retx: bool = False) -> bytes:
         slot = k % self.pool
         layers = proto.agg_layers(
-            self.chunks[k], job_id=self.job_id, slot=slot, ver=(k // self.pool) % 2, seq=k, child=self.child,
-            fmt=self.fmt, exp=self.exps[k] if self.exps else 0, flags=proto.FLAG_RETX if retx else 0, step=1,
+            self.chunks[k], job_id=self.job_id, slot=slot, ver=(k // self.pool + self.ver_base) % 2, seq=k,
+            child=self.child, fmt=self.fmt, exp=self.exps[k] if self.exps else 0,
+            flags=proto.FLAG_RETX if retx else 0, step=self.step,
         )
         pkt = (Ether(src=mac_str(self.mac), dst="02:00:00:00:ff:00")
                / IP(src=ip_str(self.ip), dst="10.255.0.0", tos=proto.TOS_GRADIENT)
                / UDP(sport=self.udp_port, dport=proto.AGG_PORT, chksum=0) / layers)
         return bytes(pkt)
+
+    def next_step(self, chunks: list[np.ndarray]) -> None:
+        """Start the next collective: new chunks, `seq` from 0 again, every slot continuing its versions."""
+        uses = -(-len(self.chunks) // self.pool)
+        assert len(self.chunks) % self.pool == 0, "keep every slot's version in step"
+        self.ver_base = (self.ver_base + uses) % 2
+        self.step += 1
+        self.chunks = chunks
+        self.results = {}
+        self.outstanding = {}
 
     def start(self) -> list[bytes]:
         first = range(min(self.pool, len(self.chunks)))
@@ -339,6 +352,8 @@ class SimWorker:
         assert pkt[Ether].dst == mac_str(self.mac) and pkt[IP].dst == ip_str(self.ip), pkt.summary()
         assert pkt[UDP].dport == self.udp_port and pkt[UDP].sport == proto.AGG_PORT
         assert hdr.flags & proto.FLAG_RESULT and hdr.job_id == self.job_id
+        if hdr.step != self.step:
+            return []  # a late RESULT of an earlier step
         values = np.array(hdr.payload.values, dtype=np.int64)
         # The checksum of a saturated result is not meaningful (docs/protocol.md): such results are reported as
         # they are, with OVERFLOW set.

@@ -8,7 +8,16 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from aggnet import DROP_DUPLICATE, Fabric, InFlight, compiled_program, expected_sums, make_workers, single_switch
+from aggnet import (
+    DROP_DUPLICATE,
+    DROP_STALE,
+    Fabric,
+    InFlight,
+    compiled_program,
+    expected_sums,
+    make_workers,
+    single_switch,
+)
 from test_aggregation_trees import assert_exact, build_two_level
 
 
@@ -67,3 +76,32 @@ def test_thousand_chunks_small_pool_random_loss_and_duplication(fabric: Fabric) 
     assert fates["drop"] > 100 and fates["dup"] > 100 and silences > 0
     sums = expected_sums(workers)
     assert all(np.array_equal(w.results[999].values, sums[999]) for w in workers)
+
+
+def test_next_step_reuses_slots_with_seq_from_zero(fabric: Fabric) -> None:
+    workers = make_workers(3, chunks=6, pool=2, seed=8)
+    single_switch(workers, fabric=fabric)
+    fabric.run()
+    assert_exact(workers)
+    fresh = make_workers(3, chunks=4, pool=2, seed=9)
+    for w, f in zip(workers, fresh, strict=True):
+        w.next_step(f.chunks)
+    assert fabric.run() == 0
+    assert_exact(workers)
+
+
+def test_late_duplicate_is_stale_and_harmless(fabric: Fabric) -> None:
+    workers = make_workers(2, chunks=5, pool=1, seed=10)
+    single_switch(workers, fabric=fabric)
+    late = [workers[0].frame(0), workers[1].frame(2)]  # rounds 0 and 2 of version 0 of slot 0
+    fabric.run(max_silences=0)
+    sw = fabric.switches["s1"]
+    sw.inject(1, late[0])
+    sw.inject(2, late[1])
+    assert not fabric.in_flight
+    assert sw.drops(0, DROP_STALE) == 2
+    fresh = make_workers(2, chunks=1, pool=1, seed=11)
+    for w, f in zip(workers, fresh, strict=True):
+        w.next_step(f.chunks)
+    fabric.run(max_silences=0)
+    assert_exact(workers)
