@@ -14,9 +14,11 @@ from scapy.packet import Raw
 ROUTER_MAC = 0x02AA00000001
 NH_MACS = [0x02BB00000001, 0x02BB00000002, 0x02BB00000003]
 
+SwitchAndOutput = tuple[AggSwitch, list[tuple[int, bytes]]]
+
 
 @pytest.fixture
-def switch() -> Iterator[tuple[AggSwitch, list[tuple[int, bytes]]]]:
+def switch() -> Iterator[SwitchAndOutput]:
     compiled_program()
     out: list[tuple[int, bytes]] = []
     sw = AggSwitch("r1", 0, lambda _name, port, frame: out.append((port, frame)))
@@ -30,7 +32,7 @@ def _ip(dst: str, sport: int = 1000, proto: str = "udp", ttl: int = 64) -> bytes
                  / l4 / Raw(b"payload"))
 
 
-def test_route_rewrites_macs_and_ttl(switch) -> None:  # type: ignore[no-untyped-def]
+def test_route_rewrites_macs_and_ttl(switch: SwitchAndOutput) -> None:
     sw, out = switch
     sw.add_entry(f"{ING}.forwarding.ipv4_lpm", {"hdr.ipv4.dst_addr": (0x0A010000, 16)}, f"{ING}.forwarding.route",
                  port=2, src_mac=ROUTER_MAC, dst_mac=NH_MACS[0])
@@ -44,7 +46,7 @@ def test_route_rewrites_macs_and_ttl(switch) -> None:  # type: ignore[no-untyped
     assert Ether(bytes(pkt))[IP].chksum == chk, "the IPv4 checksum is recomputed"
 
 
-def test_ttl_expiry_bad_checksum_and_no_route_are_dropped(switch) -> None:  # type: ignore[no-untyped-def]
+def test_ttl_expiry_bad_checksum_and_no_route_are_dropped(switch: SwitchAndOutput) -> None:
     sw, out = switch
     sw.add_entry(f"{ING}.forwarding.ipv4_lpm", {"hdr.ipv4.dst_addr": (0x0A010000, 16)}, f"{ING}.forwarding.route",
                  port=2, src_mac=ROUTER_MAC, dst_mac=NH_MACS[0])
@@ -66,7 +68,7 @@ def _ecmp(sw: AggSwitch, action: str) -> None:
                      port=10 + member, src_mac=ROUTER_MAC, dst_mac=NH_MACS[member])
 
 
-def test_ecmp_keeps_flows_and_spreads_them(switch) -> None:  # type: ignore[no-untyped-def]
+def test_ecmp_keeps_flows_and_spreads_them(switch: SwitchAndOutput) -> None:
     sw, out = switch
     _ecmp(sw, "route_ecmp")
     for sport in range(1000, 1060):
@@ -80,7 +82,7 @@ def test_ecmp_keeps_flows_and_spreads_them(switch) -> None:  # type: ignore[no-u
         assert Ether(f).dst == f"02:bb:00:00:00:0{p - 9}"
 
 
-def test_spray_spreads_one_flow(switch) -> None:  # type: ignore[no-untyped-def]
+def test_spray_spreads_one_flow(switch: SwitchAndOutput) -> None:
     sw, out = switch
     _ecmp(sw, "route_spray")
     for _ in range(60):
@@ -88,7 +90,7 @@ def test_spray_spreads_one_flow(switch) -> None:  # type: ignore[no-untyped-def]
     assert {p for p, _ in out} == {10, 11, 12}
 
 
-def test_l2_forwarding_when_not_routed(switch) -> None:  # type: ignore[no-untyped-def]
+def test_l2_forwarding_when_not_routed(switch: SwitchAndOutput) -> None:
     sw, out = switch
     sw.add_entry(f"{ING}.forwarding.l2", {"hdr.ethernet.dst_addr": 0x02AA00000001}, f"{ING}.forwarding.l2_forward",
                  port=5)
@@ -97,7 +99,7 @@ def test_l2_forwarding_when_not_routed(switch) -> None:  # type: ignore[no-untyp
     assert out == [(5, frame)]
 
 
-def test_pfc_frames_are_counted_not_forwarded(switch) -> None:  # type: ignore[no-untyped-def]
+def test_pfc_frames_are_counted_not_forwarded(switch: SwitchAndOutput) -> None:
     sw, out = switch
     sw.add_entry(f"{ING}.forwarding.l2", {"hdr.ethernet.dst_addr": 0x0180C2000001}, f"{ING}.forwarding.l2_forward",
                  port=5)

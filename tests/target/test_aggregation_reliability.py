@@ -4,7 +4,7 @@ still exact, never counted twice; 1,000 chunks through a small slot pool with ra
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -29,7 +29,7 @@ def fabric() -> Iterator[Fabric]:
     f.stop()
 
 
-def only(n_target: int, what: str):  # type: ignore[no-untyped-def]
+def only(n_target: int, what: str) -> Callable[[int, InFlight], str]:
     def fate(n: int, item: InFlight) -> str:
         return what if n == n_target else "deliver"
 
