@@ -88,16 +88,24 @@ control ForwardingIngress(inout headers_t hdr, inout metadata_t meta,
     }
 
     apply {
-        if (hdr.ipv4.isValid() && standard_metadata.checksum_error == 1) {
-            drop();
-        } else if (hdr.ipv4.isValid() && ipv4_lpm.apply().hit) {
-            if (meta.fwd.ecmp_size != 0) {
-                ecmp_members.apply();
-            }
-            if (hdr.ipv4.ttl == 0) {
+        // One apply() call site per table: BMv2 JSON cannot express a table applied twice (p4lang/p4c#457).
+        bool to_l2 = true;
+        if (hdr.ipv4.isValid()) {
+            bit<8> ttl_in = hdr.ipv4.ttl;
+            if (standard_metadata.checksum_error == 1) {
                 drop();
+                to_l2 = false;
+            } else if (ipv4_lpm.apply().hit) {
+                to_l2 = false;
+                if (meta.fwd.ecmp_size != 0) {
+                    ecmp_members.apply();
+                }
+                if (ttl_in <= 1) {
+                    drop();
+                }
             }
-        } else {
+        }
+        if (to_l2) {
             l2.apply();
         }
     }
