@@ -76,6 +76,7 @@ class Switch:
         )
         self._in_lock = threading.Lock()
         self._in_cond = threading.Condition(self._in_lock)
+        self._work_lock = threading.RLock()  # one packet in the pipeline at a time, whichever thread runs it
         self._input_hi: deque[IngressPacket] = deque()
         self._input_lo: deque[IngressPacket] = deque()
         self._packet_ids = itertools.count()
@@ -89,6 +90,7 @@ class Switch:
         self._delay_seq = itertools.count()
         self._delay_cond = threading.Condition(threading.Lock())
         self._threads: list[threading.Thread] = []
+        self._worker_thread: threading.Thread | None = None
         self._running = False
         self._stopped = False
         self.dropped_no_pipeline = 0
@@ -238,6 +240,8 @@ class Switch:
         self._running = True
         for target, name in ((self._worker_loop, "pipeline"), (self._delay_loop, "delay")):
             t = threading.Thread(target=target, name=f"switch{self.device_id}-{name}", daemon=True)
+            if name == "pipeline":
+                self._worker_thread = t
             t.start()
             self._threads.append(t)
         for p in self._ports.values():
@@ -271,15 +275,29 @@ class Switch:
         self.stop()
 
     def wait_idle(self, timeout: float = 10.0) -> bool:
-        """Block until no packet is queued, in a pipeline or in a delay line; False if `timeout` ran out."""
+        """Block until no packet is queued, in a pipeline or in a delay line; False if `timeout` ran out.
+
+        The caller does pipeline work itself while it waits (under the same lock as the worker, so packets are
+        still processed one at a time and in order): in-process users that inject a frame and wait do not pay two
+        thread hand-offs per frame."""
         deadline = time.monotonic() + timeout
-        with self._idle:
+        try:
             while self._inflight > 0:
+                wake: float | None = None
+                if self._running:
+                    did, wake = self._run_one()
+                    if did:
+                        continue
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._stopped:
                     return self._inflight == 0
-                self._idle.wait(remaining)
-        return True
+                with self._idle:
+                    if self._inflight > 0:
+                        # poll: frames may come back from a delay line or a rate-limited queue meanwhile
+                        self._idle.wait(min(remaining, wake if wake is not None else 0.005, 0.005))
+            return True
+        finally:
+            self._kick()
 
     def _busy(self, n: int) -> None:
         with self._idle:
@@ -308,20 +326,32 @@ class Switch:
         with self._in_cond:
             self._in_cond.notify()
 
-    def _worker_loop(self) -> None:
-        tm = self.tm
-        while self._running:
-            got, wake = tm.poll()
+    def _run_one(self) -> tuple[bool, float | None]:
+        """One unit of pipeline work, if there is any: a packet allowed to leave goes through egress, else the
+        next input through ingress. Returns (did work, seconds until a queued packet may leave or None)."""
+        with self._work_lock:
+            got, wake = self.tm.poll()
             if got is not None:
                 self._egress_one(*got)
+                return True, 0.0
+            with self._in_cond:
+                if self._input_hi:
+                    pkt = self._input_hi.popleft()
+                elif self._input_lo:
+                    pkt = self._input_lo.popleft()
+                else:
+                    return False, wake
+            self._ingress_one(pkt)
+            return True, 0.0
+
+    def _worker_loop(self) -> None:
+        while self._running:
+            did, wake = self._run_one()
+            if did:
                 continue
             with self._in_cond:
-                if not self._input_hi and not self._input_lo:
-                    if self._running:
-                        self._in_cond.wait(wake)
-                    continue
-                pkt = self._input_hi.popleft() if self._input_hi else self._input_lo.popleft()
-            self._ingress_one(pkt)
+                if not self._input_hi and not self._input_lo and self._running:
+                    self._in_cond.wait(wake)
 
     def _ingress_one(self, pkt: IngressPacket) -> None:
         try:
@@ -343,6 +373,8 @@ class Switch:
             return False
         self._busy(1)
         if self.tm.enqueue(port, priority, item):
+            if threading.current_thread() is not self._worker_thread:
+                self._kick()  # the worker may sleep with an old wake-up time
             return True
         self._busy(-1)
         return False
