@@ -85,3 +85,23 @@ def test_clean_run_has_matching_checksums(fabric: Fabric) -> None:
         assert not hdr.flags & proto.FLAG_CORRUPT
         assert proto.checksum(hdr.payload.values) == hdr.csum
         assert np.all(np.abs(np.array(hdr.payload.values)) <= 127)
+
+
+def test_corrupted_stored_result_at_a_leaf_is_detected(fabric: Fabric) -> None:
+    """A leaf keeps the RESULT to answer retransmissions; a flipped bit there reaches the worker as a mismatch."""
+    from test_aggregation_trees import build_two_level
+
+    workers = make_workers(4, chunks=1, pool=1, seed=12, low=-1000, high=1000)
+    build_two_level(fabric, workers, pool=1)
+    fabric.run()
+    assert_exact(workers)
+    leaf = fabric.switches["l1"]
+    stored = leaf.read_register(REG, 0)
+    assert stored == int(sum(w.chunks[0][5] for w in workers)) & 0xFFFFFFFF
+    leaf.write_register(REG, 0, stored ^ 1)
+    leaf.inject(1, workers[0].frame(0, retx=True))  # w0 lost its RESULT and asks again
+    (reply,) = fabric.in_flight
+    assert reply.target == "w0"
+    hdr = Ether(reply.frame)[proto.AggHeader]
+    assert hdr.flags & proto.FLAG_RESULT
+    assert proto.checksum(hdr.payload.values) != hdr.csum
