@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import pytest
 
@@ -102,16 +101,17 @@ def resolve_entries(template: str, ids: dict[str, int]) -> str:
 
 
 def write_inputs(out: Path, ports: tuple[int, ...], packets: list[tuple[int, bytes]]) -> None:
-    from scapy.packet import Raw
-    from scapy.utils import wrpcap
+    from scapy.utils import RawPcapWriter
 
-    per_port: dict[int, list[Any]] = {p: [] for p in ports}
+    per_port: dict[int, list[tuple[int, bytes]]] = {p: [] for p in ports}
     for i, (port, data) in enumerate(packets):
-        pkt = Raw(load=data)
-        pkt.time = 1_000_000 + i  # one second apart: the switch merges ports by timestamp
-        per_port[port].append(pkt)
-    for port, pkts in per_port.items():
-        wrpcap(str(out / f"p{port}_in.pcap"), pkts, linktype=1)
+        per_port[port].append((1_000_000 + i, data))  # one second apart: the switch merges ports by timestamp
+    for port, records in per_port.items():
+        writer = RawPcapWriter(str(out / f"p{port}_in.pcap"), linktype=1)
+        writer.write_header(None)
+        for sec, data in records:
+            writer.write_packet(data, sec=sec, usec=0)
+        writer.close()
 
 
 def read_output(path: Path) -> list[bytes]:

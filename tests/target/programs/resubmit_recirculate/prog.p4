@@ -1,6 +1,7 @@
 // resubmit_preserving_field_list (ingress runs again on the original packet, instance_type 6) and
 // recirculate_preserving_field_list (the deparsed packet is parsed again, instance_type 4). Only the fields of
-// the named @field_list survive; the packet that requested either is not sent out itself.
+// the named @field_list survive; the packet that requested either is not sent out itself. As in BMv2, a unicast
+// packet enters egress with instance_type 0 even after a recirculation, so the preserved field guards the loop.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -34,7 +35,7 @@ control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
 }
 control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
     apply {
-        if (h.k.mode == 2 && sm.instance_type == 0) {
+        if (h.k.mode == 2 && m.keep == 0) {
             m.keep = 0x55;
             m.lost = 0x66;
             recirculate_preserving_field_list(1);
