@@ -1135,16 +1135,17 @@ class Parser:
             return tok.text, 1
         return None
 
-    def binary(self, level: int) -> ast.Expression:
-        if level == len(_BINARY_LEVELS):
-            return self.unary()
-        left = self.binary(level + 1)
-        ops = _BINARY_LEVELS[level]
+    def binary(self, min_level: int) -> ast.Expression:
+        """Precedence climbing: operators of level >= min_level, all left-associative."""
+        left = self.unary()
         while True:
             found = self.binary_operator()
-            if found is None or found[0] not in ops:
+            if found is None:
                 return left
             op, width = found
+            level = _BINARY_PRECEDENCE[op]
+            if level < min_level:
+                return left
             op_tok = self.tok
             for _ in range(width):
                 self.advance()
