@@ -102,8 +102,12 @@ def _run(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], plan: A
          cli: bool) -> int:
     from p4fabric.report import print_summary
     from p4fabric.runner import DEFAULT_PROGRAM, Runner, RunOptions
-    from p4ina.targets import TargetError
+    from p4ina.targets import TargetError, get_target
 
+    try:
+        get_target(args.target)  # a missing BMv2 is the first thing to say, with how to install it
+    except TargetError as exc:
+        return _fail(exc)
     if os.geteuid() != 0:
         print("p4ina run: error: emulated fabrics need root (network namespaces, veth pairs); run with sudo",
               file=sys.stderr)
