@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
+import struct
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -275,6 +276,40 @@ class Result:
 
 
 @dataclass
+class ParsedResult:
+    eth_dst: int
+    ip_dst: int
+    udp_sport: int
+    udp_dport: int
+    job_id: int
+    slot: int
+    fmt: int
+    flags: int
+    ver: int
+    child: int
+    exp: int
+    count: int
+    seq: int
+    step: int
+    csum: int
+    values: np.ndarray
+
+
+def parse_result(frame: bytes) -> ParsedResult:
+    """An aggregation frame read with the protocol's struct layout and numpy dtypes (no Scapy)."""
+    (job_id, slot, fmt_flags, ver_child, exp, _r, count, _r2, seq, step, csum) = proto.AGG_HDR_STRUCT.unpack_from(
+        frame, proto.AGG_OFFSET)
+    fmt = fmt_flags >> 6
+    values = np.frombuffer(frame, dtype=proto.VALUE_DTYPE[fmt], count=proto.VALUES_PER_PACKET,
+                           offset=proto.VALUES_OFFSET).astype(np.int64)
+    sport, dport = struct.unpack_from("!HH", frame, proto.ETH_LEN + proto.IPV4_LEN)
+    return ParsedResult(
+        eth_dst=int.from_bytes(frame[0:6], "big"), ip_dst=int.from_bytes(frame[30:34], "big"), udp_sport=sport,
+        udp_dport=dport, job_id=job_id, slot=slot, fmt=fmt, flags=fmt_flags & 0x3F, ver=ver_child >> 7,
+        child=ver_child & 0x1F, exp=exp, count=count, seq=seq, step=step, csum=csum, values=values)
+
+
+@dataclass
 class SimWorker:
     """A SwitchML-style worker: chunk k goes to slot k % pool with version (k // pool) % 2; a slot is reused only
     after its RESULT came back; every RESULT is checked against the linear checksum."""
@@ -294,6 +329,9 @@ class SimWorker:
     outstanding: dict[int, int] = field(default_factory=dict)  # slot -> chunk
     bad_checksums: int = 0
     corrupt_flags: int = 0
+    _template: bytes | None = None
+    _checked: bool = False
+    _checked_rx: bool = False
 
     @property
     def mac(self) -> int:
@@ -310,17 +348,42 @@ class SimWorker:
     def neighbor(self) -> Neighbor:
         return Neighbor(self.mac, self.ip, self.udp_port)
 
-    def frame(self, k: int, retx: bool = False) -> bytes:
-        slot = k % self.pool
+    def scapy_frame(self, k: int, retx: bool = False) -> bytes:
+        """DATA for chunk `k`, built layer by layer with Scapy."""
         layers = proto.agg_layers(
-            self.chunks[k], job_id=self.job_id, slot=slot, ver=(k // self.pool + self.ver_base) % 2, seq=k,
-            child=self.child, fmt=self.fmt, exp=self.exps[k] if self.exps else 0,
-            flags=proto.FLAG_RETX if retx else 0, step=self.step,
+            self.chunks[k], job_id=self.job_id, slot=k % self.pool, ver=self.version(k), seq=k, child=self.child,
+            fmt=self.fmt, exp=self.exponent(k), flags=proto.FLAG_RETX if retx else 0, step=self.step,
         )
         pkt = (Ether(src=mac_str(self.mac), dst="02:00:00:00:ff:00")
                / IP(src=ip_str(self.ip), dst="10.255.0.0", tos=proto.TOS_GRADIENT)
                / UDP(sport=self.udp_port, dport=proto.AGG_PORT, chksum=0) / layers)
         return bytes(pkt)
+
+    def version(self, k: int) -> int:
+        return (k // self.pool + self.ver_base) % 2
+
+    def exponent(self, k: int) -> int:
+        return self.exps[k] if self.exps else 0
+
+    def frame(self, k: int, retx: bool = False) -> bytes:
+        """DATA for chunk `k`: a Scapy-built template patched with the protocol's struct layout (as a host agent's
+        hot path does); the first patched frame is checked against Scapy byte for byte."""
+        if self._template is None:
+            first = self.scapy_frame(k, retx)
+            self._template = first
+            return first
+        data = bytearray(self._template)
+        values = np.asarray(self.chunks[k], dtype=np.int64)
+        proto.AGG_HDR_STRUCT.pack_into(
+            data, proto.AGG_OFFSET, self.job_id, k % self.pool,
+            proto.pack_fmt_flags(self.fmt, proto.FLAG_RETX if retx else 0),
+            proto.pack_ver_child(self.version(k), self.child), self.exponent(k), 0, 1, 0, k, self.step,
+            proto.checksum(values))
+        data[proto.VALUES_OFFSET:] = values.astype(proto.VALUE_DTYPE[self.fmt]).tobytes()
+        if not self._checked:
+            assert bytes(data) == self.scapy_frame(k, retx), "template frame differs from the Scapy-built one"
+            self._checked = True
+        return bytes(data)
 
     def next_step(self, chunks: list[np.ndarray]) -> None:
         """Start the next collective: new chunks, `seq` from 0 again, every slot continuing its versions."""
@@ -346,15 +409,20 @@ class SimWorker:
         return len(self.results) == len(self.chunks)
 
     def receive(self, frame: bytes) -> list[bytes]:
-        pkt = Ether(frame)
-        assert pkt.haslayer(proto.AggHeader), f"{self.name} got a non-aggregation frame: {pkt.summary()}"
-        hdr = pkt[proto.AggHeader]
-        assert pkt[Ether].dst == mac_str(self.mac) and pkt[IP].dst == ip_str(self.ip), pkt.summary()
-        assert pkt[UDP].dport == self.udp_port and pkt[UDP].sport == proto.AGG_PORT
+        hdr = parse_result(frame)
+        if not self._checked_rx:
+            pkt = Ether(frame)
+            assert pkt.haslayer(proto.AggHeader), f"{self.name} got a non-aggregation frame: {pkt.summary()}"
+            scapy_view = pkt[proto.AggHeader]
+            assert (scapy_view.seq, scapy_view.slot, scapy_view.csum, list(scapy_view.payload.values)) == (
+                hdr.seq, hdr.slot, hdr.csum, hdr.values.tolist())
+            self._checked_rx = True
+        assert hdr.eth_dst == self.mac and hdr.ip_dst == self.ip, f"{self.name}: misaddressed RESULT"
+        assert hdr.udp_dport == self.udp_port and hdr.udp_sport == proto.AGG_PORT
         assert hdr.flags & proto.FLAG_RESULT and hdr.job_id == self.job_id
         if hdr.step != self.step:
             return []  # a late RESULT of an earlier step
-        values = np.array(hdr.payload.values, dtype=np.int64)
+        values = hdr.values
         # The checksum of a saturated result is not meaningful (docs/protocol.md): such results are reported as
         # they are, with OVERFLOW set.
         if not hdr.flags & proto.FLAG_OVERFLOW and proto.checksum(values) != hdr.csum:
