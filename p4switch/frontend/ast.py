@@ -17,7 +17,8 @@ Node families
   `DontCare` (`_`), `DefaultExpression` (`default`), `TupleKeyset` (`(a, _)` in select/entries), `SelectExpression`,
   `InvalidHeader` (`{#}`).
 - Statements: `AssignmentStatement`, `MethodCallStatement`, `IfStatement`, `SwitchStatement`/`SwitchCase`,
-  `BlockStatement`, `ReturnStatement`, `ExitStatement`, `EmptyStatement`, plus the local declarations
+  `BlockStatement`, `ReturnStatement`, `ExitStatement`, `EmptyStatement`, `ForStatement`/`ForInStatement` with
+  `BreakStatement`/`ContinueStatement` (P4_16 1.2.5 loops), plus the local declarations
   `VariableDeclaration`, `ConstantDeclaration` and `Instantiation`, which are also statements.
 - Parsers: `ParserState`, `TransitionStatement`, `SelectExpression`, `SelectCase`, `ValueSetDeclaration`.
 - Tables: `TableDeclaration` with properties `KeyProperty`/`KeyElement`, `ActionsProperty`/`ActionRef`,
@@ -404,6 +405,38 @@ class ExitStatement(Statement):
 
 @dataclass(frozen=True, slots=True, eq=False, kw_only=True)
 class EmptyStatement(Statement):
+    pass
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class ForStatement(Statement):
+    """`for (init; cond; updates) body` (P4_16 1.2.5). `init` holds declarations or assignments."""
+
+    body: Statement
+    init: tuple[Statement, ...] = ()
+    cond: Expression | None = None
+    updates: tuple[Statement, ...] = ()
+    annotations: tuple[Annotation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class ForInStatement(Statement):
+    """`for ([T] name in collection) body` (P4_16 1.2.5); `collection` is e.g. a range `lo .. hi` or a list."""
+
+    name: str
+    collection: Expression
+    body: Statement
+    var_type: Type | None = None
+    annotations: tuple[Annotation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class BreakStatement(Statement):
+    pass
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class ContinueStatement(Statement):
     pass
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from p4switch.exceptions import CompileError, Diagnostic, SourceLocation
 
 KEYWORDS = frozenset(
-    """abstract action apply bit bool const control default else entries enum error exit extern false header
-    header_union if in inout int key list match_kind out package parser priority return select state string struct
-    switch table this transition true tuple type typedef value_set varbit void _""".split()
+    """abstract action apply bit bool break const continue control default else entries enum error exit extern
+    false for header header_union if in inout int key list match_kind out package parser priority return select
+    state string struct switch table this transition true tuple type typedef value_set varbit void _""".split()
 )
 
 # Longest first: the alternation takes the first match.

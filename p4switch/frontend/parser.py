@@ -1061,6 +1061,12 @@ class Parser:
                 return ast.ExitStatement(loc=loc)
             if text == "const":
                 return self.constant_declaration(annotations)
+            if text == "for":
+                return self.for_statement(annotations)
+            if text in ("break", "continue") and self.peek().is_punct(";"):
+                self.advance()
+                self.advance()
+                return ast.BreakStatement(loc=loc) if text == "break" else ast.ContinueStatement(loc=loc)
             if text == "transition":
                 self.fail("'transition' must be the last statement of a parser state")
         decl = self.local_declaration(annotations)
@@ -1079,6 +1085,59 @@ class Parser:
             self.expect(";", "after the call")
             return ast.MethodCallStatement(loc=loc, call=target)
         self.fail(f"expected '=' or a call in this statement, found {self.describe(self.tok)}")
+
+    def for_statement(self, annotations: tuple[ast.Annotation, ...]) -> ast.Statement:
+        kw = self.advance()
+        self.expect("(", "after 'for'")
+        for_in = self.speculate(self.for_in_header)
+        if for_in is not None:
+            var_type, name, collection = for_in
+            body = self.statement()
+            return ast.ForInStatement(
+                loc=kw.loc, name=name, collection=collection, body=body, var_type=var_type, annotations=annotations
+            )
+        init = self.for_clauses(";")
+        self.expect(";", "after the for initialization")
+        cond = None if self.at(";") else self.expression()
+        self.expect(";", "after the for condition")
+        updates = self.for_clauses(")")
+        self.expect(")", "to close the for header")
+        body = self.statement()
+        return ast.ForStatement(
+            loc=kw.loc, body=body, init=init, cond=cond, updates=updates, annotations=annotations
+        )
+
+    def for_in_header(self) -> tuple[ast.Type | None, str, ast.Expression]:
+        var_type = None
+        if not (self.is_name_token(self.tok) and self.peek().is_id("in")):
+            var_type = self.type_ref()
+        name, _ = self.name("a loop variable")
+        self.expect("in")
+        collection = self.simple_keyset()
+        self.expect(")", "to close the for header")
+        return var_type, name, collection
+
+    def for_clauses(self, end: str) -> tuple[ast.Statement, ...]:
+        """Comma-separated declarations, assignments or calls (no trailing ';') of a for header."""
+        clauses: list[ast.Statement] = []
+        while not self.at(end):
+            loc = self.tok.loc
+            if self.starts_declaration():
+                vtype = self.type_ref()
+                name, _ = self.name("a variable name")
+                init = self.expression() if self.accept("=") else None
+                clauses.append(ast.VariableDeclaration(loc=loc, name=name, type=vtype, init=init))
+            else:
+                target = self.expression()
+                if self.accept("="):
+                    clauses.append(ast.AssignmentStatement(loc=loc, left=target, right=self.expression()))
+                elif isinstance(target, ast.Call):
+                    clauses.append(ast.MethodCallStatement(loc=loc, call=target))
+                else:
+                    self.fail(f"expected '=' or a call in the for header, found {self.describe(self.tok)}")
+            if not self.accept(","):
+                break
+        return tuple(clauses)
 
     def if_statement(self) -> ast.IfStatement:
         kw = self.advance()

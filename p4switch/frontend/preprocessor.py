@@ -22,6 +22,17 @@ from p4switch.frontend.lexer import Token, parse_int, tokenize
 from p4switch.frontend.source import SourceManager
 
 MAX_INCLUDE_DEPTH = 200
+
+#: What p4c-bm2-ss defines for every program (p4c 1.2.5, the BMv2 back end), so `#ifdef __TARGET_BMV2__` and
+#: `#if __p4c_major__ ...` choose the same variant as with the reference compiler. -D options override them.
+PREDEFINED: dict[str, str | None] = {
+    "__TARGET_BMV2__": None,
+    "__p4c__": "1",
+    "__p4c_major__": "1",
+    "__p4c_minor__": "2",
+    "__p4c_patchlevel__": "5",
+    "__p4c_version__": '"1.2.5"',
+}
 _CMDLINE = "<command line>"
 
 
@@ -61,6 +72,8 @@ class Preprocessor:
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
         self._depth = 0
+        for name, value in PREDEFINED.items():
+            self.define_from_command_line(name, value)
         for name, value in (defines or {}).items():
             self.define_from_command_line(name, value)
 

@@ -442,3 +442,34 @@ def test_global_names_and_locations() -> None:
     assert isinstance(stmt, ast.AssignmentStatement)
     assert isinstance(stmt.right, ast.Name) and stmt.right.is_global
     assert (stmt.loc.file, stmt.loc.line, stmt.loc.column) == ("t.p4", 2, 23)
+
+
+def test_for_loops_break_and_continue() -> None:
+    c = only(
+        """
+        control C(inout bit<8> x) {
+            apply {
+                for (bit<8> i = 0, bit<8> j = 1; i < 4; i = i + 1, j = j << 1) {
+                    if (i == 2) { continue; }
+                    x = x + j;
+                }
+                for (bit<8> k in 1 .. 3) { x = x + k; break; }
+                for (v in {1, 2}) { }
+            }
+        }
+        """
+    )
+    assert isinstance(c, ast.ControlDeclaration)
+    loop, loop_in, loop_untyped = c.body.statements
+    assert isinstance(loop, ast.ForStatement)
+    assert [type(s).__name__ for s in loop.init] == ["VariableDeclaration", "VariableDeclaration"]
+    assert isinstance(loop.cond, ast.BinaryOp) and len(loop.updates) == 2
+    body = loop.body
+    assert isinstance(body, ast.BlockStatement)
+    first = body.statements[0]
+    assert isinstance(first, ast.IfStatement) and isinstance(first.then, ast.BlockStatement)
+    assert isinstance(first.then.statements[0], ast.ContinueStatement)
+    assert isinstance(loop_in, ast.ForInStatement) and isinstance(loop_in.var_type, ast.BitType)
+    assert isinstance(loop_in.collection, ast.BinaryOp) and loop_in.collection.op == ".."
+    assert isinstance(loop_untyped, ast.ForInStatement) and loop_untyped.var_type is None
+    assert isinstance(loop_untyped.collection, ast.ListExpression)

@@ -165,3 +165,9 @@ def test_continuation_keeps_physical_line_numbers() -> None:
     tokens = Preprocessor(SourceManager()).process_text("#define M 1 + \\\n  2\nM\nlast", "t.p4")
     last = tokens[-1]
     assert (last.text, last.loc.line) == ("last", 4)
+
+
+def test_p4c_bmv2_predefined_macros_can_be_overridden() -> None:
+    text = "#ifdef __TARGET_BMV2__\nbmv2 __p4c_major__ __p4c_minor__\n#endif"
+    assert pp(text) == "bmv2 1 2"
+    assert pp("__p4c_minor__", {"__p4c_minor__": "9"}) == "9"
