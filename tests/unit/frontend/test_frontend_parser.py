@@ -13,6 +13,7 @@ REPO = Path(__file__).resolve().parents[3]
 PROGRAMS = sorted((REPO / "tests" / "conformance" / "programs").glob("*.p4"))
 INCLUDES = sorted((REPO / "p4switch" / "include").glob("*.p4"))
 P4SRC = sorted((REPO / "p4src").glob("*.p4"))  # top-level programs; p4src/include/ holds fragments
+DATA = sorted((Path(__file__).resolve().parent / "data").glob("*.p4"))
 TARGET_PROGRAMS = sorted(p.parent / "prog.p4" for p in (REPO / "tests" / "target" / "programs").glob("*/case.py"))
 
 
@@ -58,7 +59,7 @@ def shape(e: ast.Node) -> str:
 
 
 @pytest.mark.parametrize(
-    "path", PROGRAMS + INCLUDES + P4SRC + TARGET_PROGRAMS, ids=lambda p: p.parent.name if p.name == "prog.p4" else p.name
+    "path", PROGRAMS + INCLUDES + P4SRC + TARGET_PROGRAMS + DATA, ids=lambda p: p.parent.name if p.name == "prog.p4" else p.name
 )
 def test_corpus_parses(path: Path) -> None:
     program = parse_program(path, include_dirs=(path.parent,))
@@ -473,3 +474,10 @@ def test_for_loops_break_and_continue() -> None:
     assert isinstance(loop_in.collection, ast.BinaryOp) and loop_in.collection.op == ".."
     assert isinstance(loop_untyped, ast.ForInStatement) and loop_untyped.var_type is None
     assert isinstance(loop_untyped.collection, ast.ListExpression)
+
+
+@pytest.mark.parametrize("path", DATA, ids=lambda p: p.name)
+def test_third_party_style_programs_type_check(path: Path) -> None:
+    """Parsed programs in the style of common third-party v1model code also pass the type checker."""
+    check = pytest.importorskip("p4switch.frontend.typecheck")
+    check.check_program(parse_program(path))
