@@ -35,12 +35,15 @@ control AggOutputIngress(inout headers_t hdr, inout metadata_t meta,
         hdr.agg.child = meta.agg.my_index;
     }
 
+    // A RESULT has no sender index: `child` is 0 on the way down.
     action to_children() {
         standard_metadata.mcast_grp = meta.agg.mcast_grp;
+        hdr.agg.child = 0;
     }
 
     action to_sender() {
         standard_metadata.egress_spec = standard_metadata.ingress_port;
+        hdr.agg.child = 0;
     }
 
     // A non-root answers from the RESULT it stored: its format and exponent are kept in the status word.

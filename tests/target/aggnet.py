@@ -419,7 +419,7 @@ class SimWorker:
             self._checked_rx = True
         assert hdr.eth_dst == self.mac and hdr.ip_dst == self.ip, f"{self.name}: misaddressed RESULT"
         assert hdr.udp_dport == self.udp_port and hdr.udp_sport == proto.AGG_PORT
-        assert hdr.flags & proto.FLAG_RESULT and hdr.job_id == self.job_id
+        assert hdr.flags & proto.FLAG_RESULT and hdr.job_id == self.job_id and hdr.child == 0
         if hdr.step != self.step:
             return []  # a late RESULT of an earlier step
         values = hdr.values
