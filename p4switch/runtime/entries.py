@@ -80,6 +80,11 @@ class EntityCodec:
     def __init__(self, state: RuntimeState) -> None:
         self.state = state
         self.p4info = state.p4info
+        # P4Info lookups cached once: protobuf message access is slow in the pure-Python runtime
+        self._params = {aid: tuple((p.id, p.name, p.bitwidth) for p in a.params) for aid, a in state.actions.items()}
+        self._action_names = {aid: a.preamble.name for aid, a in state.actions.items()}
+        self._field_ids = {t.id: frozenset(f.id for f in t.match_fields) for t in state.tables}
+        self._table_actions = {t.id: frozenset(t.action_ids) for t in state.tables}
 
     # -- writes -----------------------------------------------------------------------------------------------------
     def write(self, update_type: int, entity: p4runtime_pb2.Entity) -> None:
@@ -184,20 +189,22 @@ class EntityCodec:
     def match_key(self, table: TableState, te: p4runtime_pb2.TableEntry) -> tuple[Match, int]:
         """The normalized match and the priority of a (non-default) entry, as PI checks them."""
         by_id: dict[int, p4runtime_pb2.FieldMatch] = {}
-        known = {f.id for f in table.match_fields}
-        for fm in te.match:
-            if fm.field_id not in known:
-                raise _invalid(f"table {table.name}: unknown match field id {fm.field_id}")
-            if fm.field_id in by_id:
-                raise _invalid(f"table {table.name}: match field id {fm.field_id} given twice")
-            by_id[fm.field_id] = fm
-        match = tuple(_field_match(table, info, by_id.get(info.id)) for info in table.match_fields)
+        known = self._field_ids[table.id]
+        for fm in te.match[:]:  # a slice is one call; iterating a repeated field is one call per element
+            field_id = fm.field_id
+            if field_id not in known:
+                raise _invalid(f"table {table.name}: unknown match field id {field_id}")
+            if field_id in by_id:
+                raise _invalid(f"table {table.name}: match field id {field_id} given twice")
+            by_id[field_id] = fm
+        match = tuple([_field_match(table, info, by_id.get(info.id)) for info in table.match_fields])
+        priority = te.priority
         if table.needs_priority:
-            if te.priority <= 0:
+            if priority <= 0:
                 raise _invalid(f"table {table.name} needs a priority > 0 for its ternary/range/optional match")
-        elif te.priority != 0:
+        elif priority != 0:
             raise _invalid(f"table {table.name}: priority given for a table without ternary/range/optional match")
-        return match, te.priority
+        return match, priority
 
     def action(self, table: TableState, te: p4runtime_pb2.TableEntry, *, default: bool) -> tuple[int, tuple[int, ...]]:
         kind = te.action.WhichOneof("type") if te.HasField("action") else None
@@ -206,34 +213,36 @@ class EntityCodec:
         if kind != "action":
             raise _invalid(f"table {table.name} is not an indirect table (no action profile)")
         action = te.action.action
-        if action.action_id not in self.state.actions:
-            raise _invalid(f"unknown action id {action.action_id}")
-        if action.action_id not in table.action_ids:
-            raise _invalid(f"action {self.state.actions[action.action_id].preamble.name} is not an action of "
-                           f"table {table.name}")
-        if default and action.action_id in table.table_only_actions:
-            raise _invalid(f"action {self.state.actions[action.action_id].preamble.name} cannot be a default action")
-        if not default and action.action_id in table.default_only_actions:
-            raise _invalid(f"action {self.state.actions[action.action_id].preamble.name} is default-only")
-        return action.action_id, self.action_args(action)
+        action_id = action.action_id
+        name = self._action_names.get(action_id)
+        if name is None:
+            raise _invalid(f"unknown action id {action_id}")
+        if action_id not in self._table_actions[table.id]:
+            raise _invalid(f"action {name} is not an action of table {table.name}")
+        if default and action_id in table.table_only_actions:
+            raise _invalid(f"action {name} cannot be a default action")
+        if not default and action_id in table.default_only_actions:
+            raise _invalid(f"action {name} is default-only")
+        return action_id, self.action_args(action)
 
     def action_args(self, action: p4runtime_pb2.Action) -> tuple[int, ...]:
-        info = self.state.actions[action.action_id]
+        action_id = action.action_id
+        name = self._action_names[action_id]
         given: dict[int, bytes] = {}
-        for p in action.params:
-            if p.param_id in given:
-                raise _invalid(f"action {info.preamble.name}: parameter id {p.param_id} given twice")
-            given[p.param_id] = p.value
-        known = {p.id for p in info.params}
-        unknown = set(given) - known
-        if unknown:
-            raise _invalid(f"action {info.preamble.name}: unknown parameter id {min(unknown)}")
-        args = []
-        for p in info.params:
-            if p.id not in given:
-                raise _invalid(f"action {info.preamble.name}: missing parameter {p.name}")
-            args.append(decode_bytes(given[p.id], p.bitwidth, f"action {info.preamble.name} parameter {p.name}"))
-        return tuple(args)
+        for p in action.params[:]:
+            param_id = p.param_id
+            if param_id in given:
+                raise _invalid(f"action {name}: parameter id {param_id} given twice")
+            given[param_id] = p.value
+        params = self._params[action_id]
+        if len(given) > len(params) or any(pid not in given for pid, _, _ in params):
+            unknown = set(given) - {pid for pid, _, _ in params}
+            if unknown:
+                raise _invalid(f"action {name}: unknown parameter id {min(unknown)}")
+            missing = next(pname for pid, pname, _ in params if pid not in given)
+            raise _invalid(f"action {name}: missing parameter {missing}")
+        return tuple([decode_bytes(given[pid], width, f"action {name} parameter {pname}")
+                      for pid, pname, width in params])
 
     # PRE
     def _write_pre(self, update_type: int, pre: p4runtime_pb2.PacketReplicationEngineEntry) -> None:

@@ -302,7 +302,7 @@ class TableState:
         self.needs_priority = bool(kinds & {TERNARY, RANGE, OPTIONAL})
         self.has_range = RANGE in kinds
         self.exact_only = kinds <= {EXACT}
-        self._range_flags = [f.kind == RANGE for f in match_fields]
+        self._lpm_fields = [i for i, f in enumerate(match_fields) if f.kind == LPM]
         self.has_direct_counter = False
         self.direct_meter_in_bytes: bool | None = None
         self._entries: dict[tuple[Any, int], Entry] = {}
@@ -454,8 +454,10 @@ class TableState:
         assert entry.match is not None
         if self.needs_priority:
             prio = entry.priority
-        else:  # lpm (with exact fields): the longest prefix wins; exact-only tables never compare ranks
-            prio = sum(m.bit_count() for (_, m), f in zip(entry.match, self.match_fields, strict=True) if f.kind == LPM)
+        elif self.exact_only:  # never compared
+            return 0
+        else:  # lpm (with exact fields): the longest prefix wins
+            prio = sum(entry.match[i][1].bit_count() for i in self._lpm_fields)
         return (prio << _SEQ_BITS) - entry.seq
 
     def _bucket_key(self, entry: Entry) -> Any:
