@@ -1,8 +1,10 @@
 """The threaded v1model switch: the object the P4Runtime server, the CLI and in-process tests drive.
 
-Threads: one pipeline worker, one delay-line thread for impaired frames, one receive thread per AF_PACKET port.
-The worker serves the traffic manager first (any packet allowed to leave goes through egress), then the input
-buffer (resubmitted/recirculated packets before new ones, as BMv2's input buffer does). BMv2 runs ingress and
+Threads: one pipeline worker and one delay-line thread for impaired frames. The worker serves the traffic manager
+first (any packet allowed to leave goes through egress), then the input buffer (resubmitted/recirculated packets
+before new ones, as BMv2's input buffer does), then reads the AF_PACKET ports without blocking; when there is
+nothing to do it sleeps in `select` on the port sockets and a wake-up pipe (for in-process injection, packet-out
+and admin changes), at most until the next rate-limited departure. BMv2 runs ingress and
 egress on separate threads; with Python's GIL one worker avoids a thread hand-off per packet and keeps the same
 queueing semantics (rates, depths, priorities, pauses). gRPC threads call `install_pipeline`, `inject_packet_out` and the admin operations at any time:
 a pipeline swap is one reference assignment (each packet keeps the pipeline it started with, and packets of a
@@ -14,6 +16,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import os
+import select
 import threading
 import time
 from collections import deque
@@ -91,6 +95,10 @@ class Switch:
         self._delay_cond = threading.Condition(threading.Lock())
         self._threads: list[threading.Thread] = []
         self._worker_thread: threading.Thread | None = None
+        self._sleeping = False
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
         self._running = False
         self._stopped = False
         self.dropped_no_pipeline = 0
@@ -129,10 +137,9 @@ class Switch:
             raise P4SwitchError(f"port {port} is already attached to {self._ports[port].ifname}")
         if port == self.cpu_port:
             raise P4SwitchError(f"port {port} is the CPU port")
-        p = AfPacketPort(port, ifname, self._port_receive)
+        p = AfPacketPort(port, ifname)
         self._ports[port] = p
-        if self._running:
-            p.start()
+        self._wake()
 
     def enable_capture(self, directory: str, names: dict[int, str] | None = None) -> None:
         """`--pcap DIR`: capture every port's traffic (names default to the interface names)."""
@@ -244,8 +251,6 @@ class Switch:
                 self._worker_thread = t
             t.start()
             self._threads.append(t)
-        for p in self._ports.values():
-            p.start()
 
     def stop(self) -> None:
         """Stop threads and close ports and captures. Idempotent; the switch cannot be restarted."""
@@ -253,15 +258,20 @@ class Switch:
             return
         self._stopped = True
         self._running = False
-        for p in self._ports.values():
-            p.close()
         self.tm.close()
+        self._wake()
         with self._in_cond:
             self._in_cond.notify_all()
         with self._delay_cond:
             self._delay_cond.notify_all()
         for t in self._threads:
             t.join(timeout=5.0)
+        for p in self._ports.values():
+            p.close()
+        wake_r, wake_w = self._wake_r, self._wake_w
+        self._wake_r = self._wake_w = -1
+        os.close(wake_r)
+        os.close(wake_w)
         if self._capture is not None:
             self._capture.close()
         with self._idle:
@@ -317,14 +327,21 @@ class Switch:
             self._busy(1)
             queue.append(pkt)
             self._in_cond.notify()
+        self._wake()
 
     def _reinject(self, pkt: IngressPacket) -> None:
         self._push_input(pkt, high=True)
 
     def _kick(self) -> None:
         """Wake the worker: a queue's rate, depth or pause changed, so a packet may now leave earlier."""
-        with self._in_cond:
-            self._in_cond.notify()
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._sleeping and self._wake_w >= 0:
+            try:
+                os.write(self._wake_w, b"\0")
+            except (BlockingIOError, OSError):
+                pass  # the pipe is full (the worker will wake anyway) or closed (stopping)
 
     def _run_one(self) -> tuple[bool, float | None]:
         """One unit of pipeline work, if there is any: a packet allowed to leave goes through egress, else the
@@ -344,14 +361,37 @@ class Switch:
             self._ingress_one(pkt)
             return True, 0.0
 
+    def _read_ports(self) -> bool:
+        got = False
+        for p in list(self._ports.values()):
+            frames = p.recv_batch()
+            if frames:
+                got = True
+                for frame in frames:
+                    self._port_receive(p.port, frame)
+        return got
+
     def _worker_loop(self) -> None:
         while self._running:
             did, wake = self._run_one()
             if did:
                 continue
-            with self._in_cond:
-                if not self._input_hi and not self._input_lo and self._running:
-                    self._in_cond.wait(wake)
+            if self._ports and self._read_ports():
+                continue
+            self._sleeping = True
+            try:
+                with self._in_cond:
+                    if self._input_hi or self._input_lo or not self._running:
+                        continue
+                fds = [p.fileno() for p in self._ports.values()]
+                readable, _, _ = select.select([*fds, self._wake_r], [], [], wake)
+                if self._wake_r in readable:
+                    try:
+                        os.read(self._wake_r, 4096)
+                    except BlockingIOError:
+                        pass
+            finally:
+                self._sleeping = False
 
     def _ingress_one(self, pkt: IngressPacket) -> None:
         try:

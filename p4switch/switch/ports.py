@@ -10,7 +10,6 @@ import os
 import socket
 import struct
 import threading
-from collections.abc import Callable
 from pathlib import Path
 
 from p4switch.exceptions import SwitchStartError
@@ -129,18 +128,16 @@ def interface_exists(name: str) -> bool:
 
 
 class AfPacketPort:
-    """A switch port on a Linux interface: a promiscuous AF_PACKET raw socket.
+    """A switch port on a Linux interface: a promiscuous AF_PACKET raw socket, polled by the switch's worker.
 
-    A receive thread hands every frame that arrived on the interface to `on_frame(port, frame)`; the kernel's
-    copies of frames we transmitted (PACKET_OUTGOING) are skipped, otherwise the switch would see its own output.
+    `recv_batch` returns the frames waiting on the socket without blocking (the worker `select`s on `fileno()`
+    when it is idle), so no thread competes with the pipeline for the GIL. The kernel's copies of frames we
+    transmitted (PACKET_OUTGOING) are skipped, otherwise the switch would see its own output.
     """
 
-    def __init__(self, port: int, ifname: str, on_frame: Callable[[int, bytes], None]) -> None:
+    def __init__(self, port: int, ifname: str) -> None:
         self.port = port
         self.ifname = ifname
-        self._on_frame = on_frame
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         if not interface_exists(ifname):
             raise SwitchStartError(f"no such interface: {ifname} (port {port})")
         try:
@@ -153,38 +150,38 @@ class AfPacketPort:
             mreq = struct.pack("iHH8s", ifindex, PACKET_MR_PROMISC, 0, b"")
             sock.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, mreq)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-            sock.settimeout(0.2)
         except OSError as exc:
             sock.close()
             if exc.errno in (errno.ENODEV, errno.ENXIO):
                 raise SwitchStartError(f"no such interface: {ifname} (port {port})") from None
             raise SwitchStartError(f"cannot open interface {ifname}: {exc.strerror}") from None
         self._sock = sock
+        self._buf = bytearray(RECV_BUFFER)
+        self._view = memoryview(self._buf)
+        self._closed = False
         self.rx_frames = 0
         self.tx_frames = 0
         self.tx_errors = 0
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._rx_loop, name=f"rx-{self.ifname}", daemon=True)
-        self._thread.start()
+    def fileno(self) -> int:
+        return self._sock.fileno()
 
-    def _rx_loop(self) -> None:
-        buf = bytearray(RECV_BUFFER)
-        view = memoryview(buf)
-        sock = self._sock
-        while not self._stop.is_set():
+    def recv_batch(self, limit: int = 64) -> list[bytes]:
+        """Up to `limit` frames already received, without blocking."""
+        frames: list[bytes] = []
+        sock, buf, view = self._sock, self._buf, self._view
+        for _ in range(limit):
             try:
-                n, addr = sock.recvfrom_into(buf)
-            except TimeoutError:
-                continue
+                n, addr = sock.recvfrom_into(buf, 0, socket.MSG_DONTWAIT)
+            except (BlockingIOError, InterruptedError):
+                break
             except OSError:
-                if self._stop.is_set():
-                    return
-                continue
+                break  # interface went away: nothing to read
             if addr[2] == PACKET_OUTGOING:
                 continue
-            self.rx_frames += 1
-            self._on_frame(self.port, bytes(view[:n]))
+            frames.append(bytes(view[:n]))
+        self.rx_frames += len(frames)
+        return frames
 
     def send(self, frame: bytes) -> None:
         try:
@@ -194,7 +191,6 @@ class AfPacketPort:
             self.tx_errors += 1  # interface down or frame larger than its MTU: dropped, as on a real port
 
     def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=2.0)
-        self._sock.close()
+        if not self._closed:
+            self._closed = True
+            self._sock.close()
