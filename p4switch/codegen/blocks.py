@@ -154,6 +154,9 @@ class BlockGen:
         elif isinstance(st, ast.VariableDeclaration):
             var = self.typed.decl_vars[st]
             name = self.bind_local(var)
+            if st.init is not None and not is_object(var.type):
+                self.w(f"{name} = {self.x.expr(st.init)}")
+                return
             self.w(f"{name} = {default_value(var.type)}")
             if st.init is not None:
                 self.assign_to(name, var.type, st.init)

@@ -77,6 +77,8 @@ class ExternGen:
         name = info.name
         sm = "ctx.sm"
         if name == "mark_to_drop":
+            if info.args and info.args[0] is not None:
+                sm = g.x.expr(info.args[0].value)
             g.w(f"{sm}.egress_spec = {DROP_PORT}")
             g.w(f"{sm}.mcast_grp = 0")
             return ""

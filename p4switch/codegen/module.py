@@ -324,7 +324,10 @@ class ModuleGen:
         extra = ", _sc=()" if scalar_params else ""
         g.w(f"def {self.block_fn(g.block)}(ctx{g.params_sig}{extra}):")
         g.level += 1
-        g.w(f"cl = {g.cl_class}()")
+        needs_cl = bool(g.cl_fields) or any(
+            isinstance(p, ast.TableProperty) and p.name == "meters"
+            for t in decl.locals if isinstance(t, ast.TableDeclaration) for p in t.properties)
+        g.w(f"cl = {g.cl_class}()" if needs_cl else "cl = None")
         for i, (p, _) in enumerate(scalar_params):
             g.w(f"if len(_sc) > {i}: cl.p_{p.name} = _sc[{i}]")
         for local in decl.locals:
