@@ -97,8 +97,12 @@ control AggAdmissionIngress(inout headers_t hdr, inout metadata_t meta,
             }
         }
         if (meta.agg.verdict == VERDICT_ADMITTED) {
-            bit<16> slot = meta.agg.slot_base + hdr.agg.slot;
-            meta.agg.cell = ((bit<32>)slot << 1) | (bit<32>)hdr.agg.ver;
+            // A pool configured past the register arrays must not wrap into another job's slots.
+            bit<32> slot = (bit<32>)meta.agg.slot_base + (bit<32>)hdr.agg.slot;
+            if (slot >= AGG_SLOTS) {
+                reject(DROP_SLOT_RANGE);
+            }
+            meta.agg.cell = (slot << 1) | (bit<32>)hdr.agg.ver;
         }
     }
 }

@@ -94,3 +94,18 @@ def _as_result(frame: bytes) -> bytes:
     data = bytearray(frame)
     data[proto.AGG_OFFSET + proto.OFF_FMT_FLAGS] |= proto.FLAG_RESULT
     return bytes(data)
+
+
+def test_pool_configured_past_the_registers_is_refused(fabric: Fabric) -> None:
+    """A controller error (slot_base beyond AGG_SLOTS = 512) cannot make a packet wrap into another job's slots."""
+    w = make_workers(1, chunks=1, pool=4, job_id=30, seed=3)
+    single_switch(w, fabric=fabric, job_id=30, job_idx=2, slot_base=510)
+    sw = fabric.switches["s1"]
+    sw.inject(1, w[0].frame(0))  # slot 510 + 0: inside
+    assert len(fabric.in_flight) == 1
+    fabric.in_flight.clear()
+    late = SimWorker(name="p", rank=0, child=0, job_id=30, pool=4, chunks=[w[0].chunks[0]] * 3)
+    late.index = w[0].index
+    sw.inject(1, late.frame(2))  # slot 510 + 2 = 512: past the arrays
+    assert not fabric.in_flight
+    assert sw.drops(2, DROP_SLOT_RANGE) == 1
