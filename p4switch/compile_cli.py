@@ -50,5 +50,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: {exc.filename or args.output}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    except Exception as exc:  # a compiler bug must still end in one line, never a traceback
+        print(f"{args.program}: internal compiler error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     print(f"wrote {p4info_path} and {config_path}")
     return 0

@@ -810,6 +810,11 @@ class TypeChecker:
                 raise self.fail(e.cond.loc, f"the condition of ?: must be bool, not {ct}")
             tt = self.expr(scope, e.then, expected)
             et = self.expr(scope, e.else_, expected if isinstance(tt, InfIntT) else tt)
+            if isinstance(tt, InfIntT) and isinstance(et, InfIntT) and isinstance(expected, BitsT) \
+                    and e.cond not in consts:
+                self.convert(e.then, expected, "?:")
+                self.convert(e.else_, expected, "?:")
+                tt = et = expected
             if isinstance(tt, InfIntT) and not isinstance(et, InfIntT):
                 self.convert(e.then, et, "?:")
                 tt = et
