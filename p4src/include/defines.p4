@@ -7,13 +7,13 @@
 #ifndef AGG_SLOTS
 #define AGG_SLOTS 512            // aggregation slots per switch, shared by all jobs (each job owns a range)
 #endif
-#define AGG_CELLS 1024           // register cells per value array: 2 versions x AGG_SLOTS (keep = 2 * AGG_SLOTS)
+#define AGG_CELLS (2 * AGG_SLOTS) // register cells per value array: 2 versions per slot
 #ifndef MAX_JOBS
 #define MAX_JOBS 16              // job indices 0..MAX_JOBS-1 (the controller maps job ids to indices)
 #endif
 #define DROP_REASONS 8           // rows of agg_drops per job
-#define DROP_ROWS 136            // (MAX_JOBS + 1) * DROP_REASONS: one more row set for packets of unknown jobs
-#define JOB_ROWS 17              // MAX_JOBS + 1
+#define DROP_ROWS ((MAX_JOBS + 1) * DROP_REASONS)  // one more row set for packets of unknown jobs
+#define JOB_ROWS (MAX_JOBS + 1)
 #define NUM_PORTS 512            // 9-bit port space (per-port counters)
 #define JOB_TABLE_SIZE 1024
 #define CHILD_TABLE_SIZE 4096

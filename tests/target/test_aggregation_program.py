@@ -55,3 +55,15 @@ def test_top_level_only_wires() -> None:
     """fabric-tna style: the top level includes and wires; no table, action or extern instance lives there."""
     text = PROGRAM.read_text()
     assert not re.search(r"\b(table|action|register|counter)\b\s", text.split("control P4inaIngress", 1)[1])
+
+
+def test_sizes_come_from_defines() -> None:
+    """`-DAGG_SLOTS=... -DMAX_JOBS=...` resize every register array and per-job counter together."""
+    import pytest
+
+    compiler = pytest.importorskip("p4switch.compiler")
+    info = compiler.compile_file(str(PROGRAM), defines={"AGG_SLOTS": "2048", "MAX_JOBS": "4"}).p4info
+    assert {r.size for r in info.registers} == {4096}
+    counters = {c.preamble.name: c.size for c in info.counters}
+    assert counters["P4inaIngress.output.agg_drops"] == 5 * 8
+    assert counters["P4inaIngress.output.agg_packets"] == 5
