@@ -44,7 +44,7 @@ BITMAP_REGISTER = "P4inaIngress.aggregation.agg_bitmap"
 DROP_REASONS = ("UNKNOWN_JOB", "NOT_ADMITTED", "SLOT_RANGE", "BAD_FORMAT", "DUPLICATE", "STALE")
 DROP_ROWS_PER_JOB = 8
 DEFAULT_GROUPS = 1024  # multicast group ids 1..1024 are the controller's for jobs
-DSCP_CLASSES = {46: 7, 0: 0}  # EF (gradients) highest; best effort lowest; others default to 0 in the program
+DSCP_GRADIENT = 46  # EF: gradients go to the switch's highest queue; everything else stays in queue 0
 
 
 def _e(obj: object) -> p4runtime_pb2.Entity:
@@ -131,9 +131,17 @@ class P4inaProgram:
             if r.local and r.mac:
                 out.append(_e(helper.table_entry(L2, {"hdr.ethernet.dst_addr": r.mac}, L2_FORWARD,
                                                  {"port": r.ports[0]})))
-        for dscp, prio in DSCP_CLASSES.items():
-            out.append(_e(helper.table_entry(DSCP_PRIORITY, {"hdr.ipv4.dscp": dscp}, SET_PRIORITY, {"prio": prio})))
+        out += self.qos_entities(helper, switch, topo)
         return out
+
+    def qos_entities(self, helper: P4InfoHelper, switch: str, topo: Topology) -> list[p4runtime_pb2.Entity]:
+        """DSCP -> priority for the queues the switch really has: simple_switch (and the embedded switch) drop a
+        packet whose priority is not below the number of queues, so with one queue nothing is installed."""
+        queues = topo.switches[switch].priority_queues
+        if queues <= 1:
+            return []
+        return [_e(helper.table_entry(DSCP_PRIORITY, {"hdr.ipv4.dscp": DSCP_GRADIENT}, SET_PRIORITY,
+                                      {"prio": min(7, queues - 1)}))]
 
     # -- telemetry ----------------------------------------------------------------------------------------------
     def job_counter_indices(self, job_idx: int) -> dict[str, tuple[str, int]]:

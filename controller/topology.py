@@ -31,6 +31,7 @@ class Switch:
     cpu_port: int | None = None
     slots: int | None = None  # aggregation slots the switch can lend to jobs (None: from the pipeline's default)
     groups: int | None = None  # multicast groups available to jobs
+    priority_queues: int = 1  # egress queues per port (simple_switch --priority-queues); priorities must stay below
     ip: str = ""  # the switch's own address (aggregation traffic is sent to and from it); derived when empty
     mac: str = ""
 
@@ -111,6 +112,8 @@ class Topology:
             claim(link.b, link.b_port, f"link {link.a}-{link.b}")
         devices: dict[tuple[str, int], str] = {}
         for sw in self.switches.values():
+            if not 1 <= sw.priority_queues <= 8:
+                raise TopologyError(f"switch {sw.name}: priority_queues {sw.priority_queues} outside 1..8")
             key = (sw.grpc, sw.device_id)
             if sw.grpc and key in devices:
                 raise TopologyError(f"switches {devices[key]} and {sw.name} share gRPC address {sw.grpc} "
@@ -173,9 +176,9 @@ class Topology:
         switches = []
         for sw in self.switches.values():
             d: dict[str, Any] = {"name": sw.name, "grpc": sw.grpc, "device_id": sw.device_id}
-            for key in ("role", "group", "cpu_port", "slots", "groups", "ip", "mac"):
+            for key in ("role", "group", "cpu_port", "slots", "groups", "priority_queues", "ip", "mac"):
                 value = getattr(sw, key)
-                if value not in (None, ""):
+                if value not in (None, "") and not (key == "priority_queues" and value == 1):
                     d[key] = value
             if sw.coord is not None:
                 d["coord"] = list(sw.coord)
