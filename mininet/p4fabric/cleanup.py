@@ -17,6 +17,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,14 @@ class RunState:
         (self.dir / "pids").mkdir(parents=True, exist_ok=True)
         (self.dir / "owner.pid").write_text(f"{os.getpid()}\n")
         return self
+
+    @property
+    def tag(self) -> str:
+        """A short per-run prefix for the switch ports' interface names (`p` + 2 base-36 digits), so that two
+        runs on one machine do not collide and leftovers are recognisable."""
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+        value = zlib.crc32(self.run_id.encode()) % (36 * 36)
+        return f"p{digits[value // 36]}{digits[value % 36]}"
 
     @property
     def owner_pid(self) -> int | None:

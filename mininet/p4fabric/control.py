@@ -1,16 +1,23 @@
-"""The controller as `p4ina run` drives it: the controller library (controller/) in this process, over P4Runtime
-only, exactly as an operator's controller would drive real switches. This module is the one place that knows the
-library's API: push the pipeline, install forwarding, create a job, and react to a failure by recomputing routes
-and rebuilding the affected jobs' trees."""
+"""The controller of a run is the real one, as an operator would run it: `p4ina ctl` commands (pipeline push with
+forwarding, job create, link down/up) on a state file private to the run, and `p4ina ctl watch` running for the
+whole job, which notices a dead switch on its own (its P4Runtime stream breaks) and rebuilds the job's tree. This
+module only starts those commands and reads their JSON output and the controller's event log."""
 
 from __future__ import annotations
 
-import threading
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from p4fabric.exceptions import RunError
+from p4ina.targets.process import OWNER_ENV
 
 
 @dataclass
@@ -31,101 +38,149 @@ class JobInfo:
 
 
 class FabricController:
-    """The controller library bound to one emulated fabric. Thread-safe: fault injection calls in from a timer."""
+    """`p4ina ctl` for one run: state and event log in `<out>/controller/`, `watch` started by `start_watch()`."""
 
-    def __init__(self, topology_file: Path, p4info: Path, device_config: Path, *, timeout: float = 10.0) -> None:
-        from controller.fabric import Fabric
-        from controller.jobs import JobManager
-        from controller.p4info import P4InfoHelper, load_p4info
-        from controller.program import P4inaProgram
-        from controller.state import ControllerState
-        from controller.topology import Topology
+    def __init__(self, out_dir: Path, topology_file: Path, p4info: Path, device_config: Path, *,
+                 owner: str = "p4ina", pid_file: Path | None = None, timeout: float = 180.0) -> None:
+        self.dir = out_dir / "controller"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.state_file = self.dir / "state.json"
+        self.events_file = self.dir / "events.jsonl"
+        self.watch_log = self.dir / "watch.log"
+        self.topology_file = topology_file
+        self.p4info = p4info
+        self.device_config = device_config
+        self.owner = owner
+        self.pid_file = pid_file
+        self.timeout = timeout
+        self._watch: subprocess.Popen[bytes] | None = None
+        self._topology: Any = None
 
-        self.topo = Topology.load(topology_file)
-        self.p4info = load_p4info(p4info)
-        self.device_config = device_config.read_bytes()
-        self.helper = P4InfoHelper(self.p4info)
-        self.program = P4inaProgram()
-        self.state = ControllerState()
-        self.fabric = Fabric(self.topo, timeout=timeout)
-        self.jobs = JobManager(self.topo, self.fabric, self.program, self.helper, self.state)
-        self._routes: dict[str, list[Any]] = {}
-        self._lock = threading.Lock()
-        self.events: list[str] = []
+    # -- commands --
 
-    # -- set-up --
+    def ctl(self, *args: str) -> dict[str, Any]:
+        """Run `p4ina ctl ARGS --state FILE --json`; its JSON answer, or RunError with its one-line error."""
+        argv = [sys.executable, "-m", "p4ina", "ctl", *args, "--state", str(self.state_file), "--json"]
+        env = dict(os.environ, **{OWNER_ENV: self.owner})
+        try:
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout, env=env, check=False)
+        except subprocess.TimeoutExpired:
+            raise RunError(f"p4ina ctl {' '.join(args[:2])} did not answer within {self.timeout:g} s") from None
+        with open(self.dir / "commands.log", "a") as log:
+            log.write(f"$ p4ina ctl {' '.join(args)}\n{result.stdout}{result.stderr}\n")
+        if result.returncode != 0:
+            lines = (result.stderr or result.stdout).strip().splitlines()
+            raise RunError(f"controller: {lines[-1] if lines else f'p4ina ctl exited {result.returncode}'}")
+        try:
+            data = json.loads(result.stdout)
+        except json.JSONDecodeError:
+            raise RunError(f"controller: p4ina ctl {' '.join(args[:2])} printed no JSON") from None
+        return data if isinstance(data, dict) else {"value": data}
 
     def push_pipeline(self) -> None:
-        self._check(self.fabric.push_pipeline(self.p4info, self.device_config), "push the pipeline")
-
-    def install_forwarding(self) -> None:
-        from controller.client import update
-        from controller.routing import plan_routes
-
-        routes = plan_routes(self.topo, down_switches=self.state.down_switches,
-                             down_links=[(a, b) for a, b in self.state.down_links])
-        wanted = {sw: [update("INSERT", e) for e in self.program.route_entities(self.helper, sw, rs, self.topo)]
-                  for sw, rs in routes.items()}
-        self._check(self.fabric.run(lambda c: c.write(wanted[c.name]), wanted), "install forwarding")
-        self._routes = routes
-
-    def switch_address(self, switch: str) -> tuple[str, str]:
-        ip, mac = self.topo.switch_address(switch)
-        return str(ip), str(mac)
+        """Pipeline and forwarding to every switch (the controller installs routes right after the pipeline)."""
+        out = self.ctl("pipeline", "push", "--topology", str(self.topology_file), "--p4info", str(self.p4info),
+                       "--config", str(self.device_config))
+        if out.get("errors"):
+            switch, error = sorted(out["errors"].items())[0]
+            raise RunError(f"controller could not push the pipeline to {switch}: {error}")
 
     def create_job(self, hosts: list[str], *, slots: int, quant: str = "int32") -> JobInfo:
-        with self._lock:
-            record = self.jobs.create(hosts, quant=quant, slots=slots)
-        return self._info(record)
+        created = self.ctl("job", "create", *hosts, "--slots", str(slots), "--quant", quant)
+        return self.job(int(created["job"]))
 
     def job(self, job_id: int) -> JobInfo:
-        return self._info(self.jobs.get(job_id))
+        shown = self.ctl("job", "show", str(job_id))
+        tree = self.ctl("tree", "show", str(job_id))
+        grants = {sw: {"slot_base": int(g["slot_base"]), "slot_count": int(g["slot_count"])}
+                  for sw, g in (shown.get("grants") or {}).items()}
+        return JobInfo(job_id, int(shown["slots"]), list(shown["workers"]),
+                       {k: tree[k] for k in ("root", "parent", "member_switch", "members", "depth") if k in tree},
+                       grants)
 
-    def _info(self, record: Any) -> JobInfo:
-        return JobInfo(record.job_id, record.slots, [dict(w) for w in record.workers], record.tree.to_dict(),
-                       {sw: {"slot_base": g.slot_base, "slot_count": g.slot_count}
-                        for sw, g in record.grants.items()})
+    def link(self, a: str, b: str, *, up: bool) -> str:
+        out = self.ctl("link", "up" if up else "down", a, b)
+        return "; ".join(_describe(e) for e in out.get("events", [])) or "no change"
 
-    # -- failures --
+    def switch_address(self, switch: str) -> tuple[str, str]:
+        if self._topology is None:
+            from controller.topology import Topology
 
-    def switch_down(self, switch: str) -> str:
-        """A switch died: leave it out of the live topology and rebuild every job whose tree used it."""
-        with self._lock:
-            if switch not in self.state.down_switches:
-                self.state.down_switches.append(switch)
-            dead = self.fabric.clients.pop(switch, None)
-            if dead is not None:
-                dead.close()
-            return self._rebuild(self.jobs.affected(switch=switch), f"switch {switch} down")
+            self._topology = Topology.load(self.topology_file)
+        ip, mac = self._topology.switch_address(switch)
+        return str(ip), str(mac)
 
-    def link_down(self, a: str, b: str) -> str:
-        with self._lock:
-            if [a, b] not in self.state.down_links and [b, a] not in self.state.down_links:
-                self.state.down_links.append([a, b])
-            return self._rebuild(self.jobs.affected(link=(a, b)), f"link {a}-{b} down")
+    # -- the long-running controller --
 
-    def _rebuild(self, job_ids: list[int], why: str) -> str:
-        if not job_ids:
-            message = f"{why}: no job used it"
-        else:
-            rebuilt = []
-            for job_id in job_ids:
-                record = self.jobs.rebuild(job_id)
-                rebuilt.append(f"job {job_id} tree rebuilt, root {record.tree.root}")
-            message = f"{why}: " + "; ".join(rebuilt)
-        self.events.append(message)
-        return message
+    def start_watch(self, probe_interval: float = 0.5, timeout: float = 60.0) -> None:
+        argv = [sys.executable, "-m", "p4ina", "ctl", "watch", "--state", str(self.state_file),
+                "--probe-interval", f"{probe_interval:g}"]
+        env = dict(os.environ, **{OWNER_ENV: self.owner})
+        with open(self.watch_log, "ab") as log:
+            self._watch = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                           stdin=subprocess.DEVNULL, start_new_session=True)
+        if self.pid_file is not None:
+            self.pid_file.write_text(f"{self._watch.pid}\n")
+        deadline = time.monotonic() + timeout
+        while b"watching" not in self.watch_log.read_bytes():
+            if self._watch.poll() is not None or time.monotonic() > deadline:
+                tail = self.watch_log.read_text(errors="replace").strip().splitlines()[-3:]
+                raise RunError("the controller's watcher did not start: " + (" | ".join(tail) or "no output"))
+            time.sleep(0.1)
 
-    # -- telemetry and debugging --
+    def stop_watch(self) -> None:
+        proc, self._watch = self._watch, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGINT)  # its clean exit path (closes the streams)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self.pid_file is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.pid_file.unlink()
 
-    def register_name(self, short: str) -> str:
-        return f"P4inaIngress.aggregation.{short}"
+    def events(self, since: float = 0.0) -> list[dict[str, Any]]:
+        if not self.events_file.exists():
+            return []
+        out = []
+        for line in self.events_file.read_text().splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                event = json.loads(line)
+                if float(event.get("time", 0)) >= since:
+                    out.append(event)
+        return out
+
+    def wait_for_recovery(self, switch: str, since: float, timeout: float = 30.0) -> str:
+        """After a switch died: what the watcher did about it (switch lost, then each job rebuilt or degraded)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            events = self.events(since)
+            lost = [e for e in events if e.get("kind") == "switch_lost" and e.get("switch") == switch]
+            outcome = [e for e in events if e.get("kind") in ("job_rebuilt", "job_degraded")
+                       and switch in str(e.get("detail", ""))]
+            if lost and outcome:
+                return "; ".join(_describe(e) for e in [lost[0], *outcome])
+            if lost and time.monotonic() > deadline - timeout / 2:
+                return _describe(lost[0]) + " (no job used it)"
+            time.sleep(0.1)
+        raise RunError(f"the controller did not report the loss of {switch} within {timeout:g} s")
 
     def close(self) -> None:
-        self.fabric.close()
+        self.stop_watch()
 
-    @staticmethod
-    def _check(out: Any, what: str) -> None:
-        if out.errors:
-            first = sorted(out.errors.items())[0]
-            raise RunError(f"controller could not {what} on {first[0]}: {first[1]}")
+
+def _describe(event: dict[str, Any]) -> str:
+    kind = str(event.get("kind", "?"))
+    data = event.get("data") or {}
+    if kind == "job_rebuilt":
+        return (f"job {event.get('job')} rebuilt, root {data.get('root')}, "
+                f"{data.get('recovery_ms', '?')} ms after detection")
+    if kind == "switch_lost":
+        return f"switch {event.get('switch')} lost ({event.get('detail', '')})".replace(" ()", "")
+    parts = [kind, str(event.get("switch") or ""), str(event.get("detail") or "")]
+    return " ".join(p for p in parts if p)

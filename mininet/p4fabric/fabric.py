@@ -27,7 +27,8 @@ class Fabric:
 
     def __init__(self, topo: FabricTopo, *, target: str | Target = "embedded", out_dir: Path,
                  run: RunState | None = None, pcap: bool = False, verbose: bool = False, cpu_port: int | None = None,
-                 device_config: Path | None = None, start_timeout: float = 60.0, mininet_log: str = "warning") -> None:
+                 device_config: Path | None = None, start_timeout: float = 60.0, mininet_log: str = "warning",
+                 intf_tag: str | None = None) -> None:
         self.topo = topo
         self.target = target if isinstance(target, Target) else get_target(target)
         self.out_dir = out_dir
@@ -40,6 +41,8 @@ class Fabric:
             start_timeout=start_timeout)
         self.net: Mininet | None = None
         self._saved_owner: str | None = None
+        if intf_tag:
+            tag_switch_interfaces(topo, intf_tag)
         self._mininet_log = mininet_log
 
     # -- life cycle --
@@ -149,3 +152,21 @@ class Fabric:
         proc.log_handle = handle
         self.run.record_pid(name, proc.pid)
         return proc
+
+
+#: Linux limits interface names to 15 characters.
+IFNAMSIZ = 15
+
+
+def tag_switch_interfaces(topo: FabricTopo, tag: str) -> None:
+    """Name every switch port `<tag><switch>-<port>` instead of Mininet's `<switch>-eth<port>`. Switch ports live
+    in the root namespace, where names are global: the tag keeps concurrent runs apart. Host ends keep Mininet's
+    names (they are created inside the host's namespace)."""
+    for a, b, _key, info in topo.iterLinks(withKeys=True, withInfo=True):
+        for node, port, field_name in ((a, info["port1"], "intfName1"), (b, info["port2"], "intfName2")):
+            if topo.isSwitch(node):
+                name = f"{tag}{node}-{port}"
+                if len(name) > IFNAMSIZ:
+                    raise FabricError(f"interface name {name!r} is longer than {IFNAMSIZ} characters; "
+                                      "use shorter switch names")
+                info[field_name] = name

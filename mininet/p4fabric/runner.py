@@ -26,6 +26,7 @@ DEFAULT_PROGRAM = REPO / "p4src" / "p4ina.p4"
 MODE_NAMES = {"ring": "ring", "innet": "in-network"}
 SWITCH_SUBNET = "10.255.0.0/16"  # the controller's switch addresses (controller.topology.switch_address)
 BITFLIP_BIT = 20
+AGG_REGISTERS = "P4inaIngress.aggregation"  # docs/p4-program.md, Registers
 
 
 @dataclass
@@ -100,10 +101,12 @@ class Runner:
                           "grants": self.job.grants}
             self.log(f"job {self.job.job_id}: {len(workers)} workers, tree root {self.job.tree.get('root')}")
             self._configure_hosts(workers)
+            self.ctl.start_watch()  # the controller stays connected: it notices failures and rebuilds trees
+            report.files["controller_events"] = str(self.ctl.events_file)
             order = [m for m in ("ring", "innet") if m in opts.modes]  # faults hit the in-network run, last
             for mode in order:
                 self._run_mode(mode, workers, report)
-            report.faults["controller_events"] = list(self.ctl.events)
+            report.faults["controller_events"] = self.ctl.events()
             self._finish(report)
             if opts.cli:
                 from mininet.cli import CLI
@@ -134,7 +137,7 @@ class Runner:
         assert self.target is not None
         run = RunState()
         self.fabric = Fabric(topo, target=self.target, out_dir=self.opts.out, run=run, pcap=self.opts.pcap,
-                             verbose=self.opts.verbose)
+                             verbose=self.opts.verbose, intf_tag=run.tag)
         self.hooks.add(self.fabric.stop)
         self.log(f"starting {len(topo.switches())} {self.target.name} switches and {len(topo.hosts())} hosts "
                  f"({topo.title}); logs in {self.fabric.log_dir}")
@@ -142,11 +145,11 @@ class Runner:
         topology_file = self.opts.out / "topology.yaml"
         self.fabric.write_topology(topology_file)
         report.files["topology"] = str(topology_file)
-        self.ctl = FabricController(topology_file, p4info, device_config)
+        self.ctl = FabricController(self.opts.out, topology_file, p4info, device_config, owner=run.run_id,
+                                    pid_file=run.pid_file("controller-watch"))
         self.hooks.add(self.ctl.close)
-        self.log("controller: pushing the pipeline and installing forwarding")
+        self.log("controller: pushing the pipeline and forwarding (p4ina ctl)")
         self.ctl.push_pipeline()
-        self.ctl.install_forwarding()
 
     def _configure_hosts(self, workers: list[str]) -> None:
         """Each worker reaches its leaf switch's address directly on its link (on-link route, static ARP)."""
@@ -292,20 +295,25 @@ class Runner:
         a, b = event.target
         self.fabric.set_link(a, b, up=False)
         if self.fabric.topo.isSwitch(a) and self.fabric.topo.isSwitch(b):
-            return f"link {a}-{b} down; controller: {self.ctl.link_down(a, b)}"
+            # P4Runtime has no port-status notification: the emulation tells the controller, as an operator would
+            return f"link {a}-{b} down; controller: {self.ctl.link(a, b, up=False)}"
         return f"link {a}-{b} down (a host link: its worker is cut off)"
 
     def _link_up(self, event: FaultEvent) -> str:
-        assert self.fabric is not None
+        assert self.fabric is not None and self.ctl is not None
         a, b = event.target
         self.fabric.set_link(a, b, up=True)
+        if self.fabric.topo.isSwitch(a) and self.fabric.topo.isSwitch(b):
+            return f"link {a}-{b} up; controller: {self.ctl.link(a, b, up=True)}"
         return f"link {a}-{b} up"
 
     def _kill_switch(self, event: FaultEvent) -> str:
         assert self.fabric is not None and self.ctl is not None
         name = event.target[0]
+        killed_at = time.time()
         self.fabric.switch(name).kill()
-        return f"switch {name} killed (SIGKILL); controller: {self.ctl.switch_down(name)}"
+        # nobody tells the controller: its watcher sees the P4Runtime stream break
+        return f"switch {name} killed (SIGKILL); controller: {self.ctl.wait_for_recovery(name, killed_at)}"
 
     def _bitflip(self, event: FaultEvent) -> str:
         """Flip one bit of a value cell of the job's slots on the switch: an in-progress cell if there is one."""
@@ -318,7 +326,7 @@ class Runner:
         if switch is None:
             raise FabricError(f"{name} is not running")
         cells = [((grant["slot_base"] + s) << 1) | v for s in range(grant["slot_count"]) for v in (0, 1)]
-        count_reg, value_reg = self.ctl.register_name("agg_child_count"), self.ctl.register_name("agg_v00")
+        count_reg, value_reg = f"{AGG_REGISTERS}.agg_child_count", f"{AGG_REGISTERS}.agg_v00"
         chosen = next((c for c in cells if self.target.read_register(switch, count_reg, c)), cells[0])
         old = self.target.read_register(switch, value_reg, chosen)
         new = old ^ (1 << BITFLIP_BIT)

@@ -136,3 +136,29 @@ def test_controller_topology_file(tmp_path: Path) -> None:
     assert loaded.hosts["h3"].ip == "10.0.0.3"
     assert loaded.ports("leaf1") == {1: "h1", 2: "h2", 3: "spine1", 4: "spine2"}
     assert all(link.bandwidth_mbps == 100 for link in loaded.links)
+
+
+def test_switch_ports_get_the_run_tag() -> None:
+    from p4fabric.fabric import tag_switch_interfaces
+
+    topo = parse_topo_spec("leafspine,2,2,1")
+    tag_switch_interfaces(topo, "pq7")
+    names = {(info["node1"], info["node2"]): (info.get("intfName1"), info.get("intfName2"))
+             for _a, _b, info in topo.links(withInfo=True)}
+    assert names[("h1", "leaf1")] == (None, "pq7leaf1-1")  # the host end keeps Mininet's name
+    assert names[("leaf1", "spine2")] == ("pq7leaf1-3", "pq7spine2-1")
+
+
+def test_interface_names_must_fit_linux_limit() -> None:
+    from p4fabric.exceptions import FabricError
+    from p4fabric.fabric import tag_switch_interfaces
+
+    with pytest.raises(FabricError, match="longer than 15"):
+        tag_switch_interfaces(parse_topo_spec("fattree,4"), "averylongtag")
+
+
+def test_run_tags_are_short_and_stable(tmp_path: Path) -> None:
+    from p4fabric.cleanup import RunState
+
+    tag = RunState("p4ina-123-456", tmp_path).tag
+    assert tag == RunState("p4ina-123-456", tmp_path).tag and len(tag) == 3 and tag.startswith("p")
