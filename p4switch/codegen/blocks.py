@@ -483,7 +483,8 @@ class BlockGen:
 
     # ------------------------------------------------------------------------------------------------- stacks
     def stack_last(self, base: str, node: ast.Node) -> str:
-        return f"_last({base})"
+        # in a parser an empty stack's .last is a StackOutOfBounds parser error; controls never fail on it
+        return f"_last({base})" if self.is_parser else f"_lastc({base})"
 
     def stack_next(self, base: str, node: ast.Node) -> str:
         return f"_next({base})"

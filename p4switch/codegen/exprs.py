@@ -145,7 +145,7 @@ class ExprGen:
         if isinstance(base_t, StackT):
             if e.index in self.typed.consts:
                 return f"{base}.e[{self.typed.consts[e.index]}]"
-            return f"{base}.e[{self.expr(e.index)}]"
+            return f"_sidx({base}, {self.expr(e.index)})"
         if isinstance(base_t, TupleT):
             return f"{base}[{self.typed.consts[e.index]}]"
         raise CodegenError(e, "unsupported index expression")

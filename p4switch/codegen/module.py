@@ -69,6 +69,17 @@ def _last(s):
     return s.e[s.ni - 1]
 
 
+def _lastc(s):
+    return s.e[s.ni - 1] if s.ni else s.e[0]
+
+
+def _sidx(s, i):
+    """A run-time stack index; out of range gives a detached invalid element (reads see zeros, writes vanish)."""
+    if i < s.size:
+        return s.e[i]
+    return type(s.e[0])()
+
+
 def _next(s):
     if s.ni >= s.size:
         raise _PErr(_ERR_STACK)
