@@ -585,3 +585,41 @@ def make_workers(n: int, chunks: int, *, pool: int, job_id: int = 1, seed: int =
 def expected_sums(workers: list[SimWorker]) -> list[np.ndarray]:
     n = len(workers[0].chunks)
     return [np.sum([w.chunks[k].astype(np.int64) for w in workers], axis=0) for k in range(n)]
+
+
+TreeSpec = dict[str, "TreeSpec | int"]
+
+
+def build_tree(fabric: Fabric, spec: TreeSpec, workers: list[SimWorker], *, job_id: int = 1, pool: int,
+               scale: int = 0, result_fmt: int = proto.FMT_INT32) -> None:
+    """A job's reduction tree from a compact description: `{"root": {"inner": {"leaf1": 2, "leaf2": 1}, "leaf3": 3}}`
+    (a switch maps to its child switches, or to its number of workers). Children sit on ports 1..n of their
+    parent switch, each switch reaches its parent on port n+1; workers are taken from `workers` in order."""
+    ((root, children),) = spec.items()
+    queue = list(workers)
+    _build_subtree(fabric, root, children, None, queue, job_id, pool, scale, result_fmt)
+    assert not queue, f"{len(queue)} workers left over"
+
+
+def _build_subtree(fabric: Fabric, name: str, children: TreeSpec | int, parent: tuple[int, Neighbor] | None,
+                   queue: list[SimWorker], job_id: int, pool: int, scale: int, result_fmt: int) -> AggSwitch:
+    sw = fabric.add_switch(name)
+    members: dict[int, tuple[int, Neighbor]] = {}
+    if isinstance(children, int):
+        for i in range(children):
+            w = queue.pop(0)
+            w.child = i
+            fabric.attach_worker(w, name, i + 1)
+            members[i + 1] = (i, w.neighbor())
+    else:
+        for i, (child_name, grand) in enumerate(children.items()):
+            child = _build_subtree(fabric, child_name, grand, (i, sw.neighbor()), queue, job_id, pool, scale,
+                                   result_fmt)
+            child_uplink = (grand if isinstance(grand, int) else len(grand)) + 1
+            fabric.connect(name, i + 1, child_name, child_uplink)
+            members[i + 1] = (i, child.neighbor())
+    n = len(members)
+    job_parent = None if parent is None else (n + 1, parent[0], parent[1])
+    install_job(sw, JobOnSwitch(job_id=job_id, job_idx=0, slot_count=pool, children=members, mcast_grp=1,
+                                scale=scale, result_fmt=result_fmt, parent=job_parent))
+    return sw

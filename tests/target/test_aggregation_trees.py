@@ -12,6 +12,7 @@ from aggnet import (
     Fabric,
     JobOnSwitch,
     Neighbor,
+    build_tree,
     compiled_program,
     expected_sums,
     install_job,
@@ -108,3 +109,14 @@ def test_partial_sum_carries_the_leaf_index_and_count(fabric: Fabric) -> None:
     assert pkt.dst == "02:00:00:00:ff:02" and pkt[UDP].dport == proto.AGG_PORT == pkt[UDP].sport
     assert pkt[Ether].src == "02:00:00:00:ff:01" and spine.mac == 0x02_00_00_00_FF_02
     assert fabric.switches["l2"].counter("P4inaIngress.output.agg_packets", 0) == 2
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_three_levels_with_an_inner_node_and_uneven_leaves(fabric: Fabric, seed: int) -> None:
+    """Root r over inner node i (leaves a: 2 workers, b: 1 worker) and leaf c (3 workers): the same program as
+    leaf, inner node and root, with different child counts per switch."""
+    workers = make_workers(6, chunks=6, pool=2, seed=20 + seed)
+    build_tree(fabric, {"r": {"i": {"a": 2, "b": 1}, "c": 3}}, workers, pool=2)
+    assert fabric.run(rng=random.Random(seed)) == 0
+    assert_exact(workers)
+    assert not fabric.unexpected
