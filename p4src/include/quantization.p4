@@ -83,8 +83,8 @@ control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
         meta.agg.magnitude = mag;
     }
 
-    action set_msb(bit<8> msb) {
-        meta.agg.msb = msb;
+    action set_msb(bit<8> position) {
+        meta.agg.msb = position;
         meta.agg.msb_hit = 1;
     }
 
