@@ -176,6 +176,11 @@ def _queue_rates(args: argparse.Namespace) -> list[tuple[int, int | None, float]
             raise SwitchStartError(f"bad --queue-rate {spec!r}: expected PORT[:PRIORITY]=PPS") from None
         if not sep or rates[-1][2] < 0:
             raise SwitchStartError(f"bad --queue-rate {spec!r}: expected PORT[:PRIORITY]=PPS")
+        prio = rates[-1][1]
+        if prio is not None and not 0 <= prio < args.priority_queues:
+            raise SwitchStartError(
+                f"bad --queue-rate {spec!r}: priority {prio} out of range 0..{args.priority_queues - 1}"
+            )
     return rates
 
 
@@ -195,6 +200,12 @@ def _run_files(args: argparse.Namespace) -> int:
     files_dir = Path(args.files_dir)
     if not files_dir.is_dir():
         raise SwitchStartError(f"pcap directory {files_dir} does not exist")
+    if args.pcap is not None:
+        capture_dir = Path(args.pcap)
+        if not capture_dir.is_dir():
+            raise SwitchStartError(f"pcap directory {capture_dir} does not exist")
+        if capture_dir.resolve() == files_dir.resolve():
+            raise SwitchStartError("--pcap DIR must differ from --files-dir: the capture would overwrite the input files")
     loaded = _load_program(args)
     if loaded is None:
         raise SwitchStartError("file mode needs a DEVICE_CONFIG")
@@ -243,6 +254,7 @@ def _run_live(args: argparse.Namespace) -> int:
     from p4switch.switch.entries_file import load_entries
 
     ports = _interfaces(args)
+    rates = _queue_rates(args)
     loaded = _load_program(args)
     kwargs: dict[str, Any] = {}
     if args.queue_depth is not None:
@@ -270,7 +282,7 @@ def _run_live(args: argparse.Namespace) -> int:
                 port, direction, loss=cfg.loss, dup=cfg.dup, reorder=cfg.reorder,
                 delay_ms=cfg.delay_ms, jitter_ms=cfg.jitter_ms, seed=cfg.seed,
             )
-        for port, prio, pps in _queue_rates(args):
+        for port, prio, pps in rates:
             switch.set_queue_rate(port, pps, prio)
         if args.pcap is not None:
             switch.enable_capture(args.pcap)

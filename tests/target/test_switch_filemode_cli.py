@@ -101,6 +101,9 @@ def test_file_mode_impairment_flag_is_seeded(workdir: Path) -> None:
         (["prog.json", "-i", "1@p4ina-nosuch0"], "no such interface: p4ina-nosuch0"),
         (["bad.json", "--use-files", "0", "-i", "0@p0"], "device config"),
         (["--no-p4", "--use-files", "0", "-i", "0@p0"], "needs a DEVICE_CONFIG"),
+        (["prog.json", "--use-files", "0", "-i", "0@p0", "--pcap", "nodir"], "pcap directory nodir does not exist"),
+        (["prog.json", "--use-files", "0", "-i", "0@p0", "--pcap", "."], "would overwrite the input files"),
+        (["prog.json", "--queue-rate", "1:5=10"], "priority 5 out of range"),
     ],
 )
 def test_errors_are_one_line(workdir: Path, args: list[str], fragment: str) -> None:
