@@ -58,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed for random() and hash 'random'")
     p.add_argument(
         "--impair", action="append", default=[], metavar="PORT[:DIR]:K=V,...",
-        help="impair a port, e.g. 1:out:loss=0.1,dup=0.01,reorder=0.05,delay_ms=2,jitter_ms=1,seed=7",
+        help="impair a port, e.g. 1:out:loss=0.1,dup=0.01,reorder=0.05,corrupt=0.001,delay_ms=2,jitter_ms=1,seed=7",
     )
     p.set_defaults(handler=main)
 
@@ -136,7 +136,7 @@ def parse_impairment(spec: str) -> tuple[int, str, dict[str, float]]:
         port = int(port_text)
     except ValueError:
         raise SwitchStartError(f"bad --impair {spec!r}: port {port_text!r} is not a number") from None
-    allowed = {"loss", "dup", "reorder", "delay_ms", "jitter_ms", "seed"}
+    allowed = {"loss", "dup", "reorder", "delay_ms", "jitter_ms", "corrupt", "seed"}
     options: dict[str, float] = {}
     for item in filter(None, opts.split(",")):
         key, sep, value = item.partition("=")
@@ -280,7 +280,7 @@ def _run_live(args: argparse.Namespace) -> int:
         for (port, direction), cfg in _impairment_configs(args).items():
             switch.set_impairment(
                 port, direction, loss=cfg.loss, dup=cfg.dup, reorder=cfg.reorder,
-                delay_ms=cfg.delay_ms, jitter_ms=cfg.jitter_ms, seed=cfg.seed,
+                delay_ms=cfg.delay_ms, jitter_ms=cfg.jitter_ms, seed=cfg.seed, corrupt=cfg.corrupt,
             )
         for port, prio, pps in rates:
             switch.set_queue_rate(port, pps, prio)

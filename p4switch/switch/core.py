@@ -208,13 +208,14 @@ class Switch:
         delay_ms: float = 0.0,
         jitter_ms: float = 0.0,
         seed: int = 0,
+        corrupt: float = 0.0,
     ) -> None:
         """Impair frames of `port` in `direction` ("in", "out" or "both"); all zero removes the impairment."""
         if direction not in (*DIRECTIONS, "both"):
             raise ImpairmentError(f"direction must be 'in', 'out' or 'both', not {direction!r}")
         dirs = DIRECTIONS if direction == "both" else (direction,)
         for i, d in enumerate(dirs):
-            config = ImpairmentConfig(loss, dup, reorder, delay_ms, jitter_ms, seed=seed + i)
+            config = ImpairmentConfig(loss, dup, reorder, delay_ms, jitter_ms, seed=seed + i, corrupt=corrupt)
             config.validate()
             if config.active:
                 self._impair[(port, d)] = Impairment(config)
@@ -223,7 +224,9 @@ class Switch:
 
     def impairment_stats(self) -> dict[str, dict[str, int]]:
         return {
-            f"{port}/{d}": {"lost": imp.lost, "duplicated": imp.duplicated, "reordered": imp.reordered}
+            f"{port}/{d}": {
+                "lost": imp.lost, "duplicated": imp.duplicated, "reordered": imp.reordered, "corrupted": imp.corrupted
+            }
             for (port, d), imp in sorted(self._impair.items())
         }
 

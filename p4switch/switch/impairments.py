@@ -4,9 +4,10 @@ The kernel here has no netem, so the embedded switch impairs its own ports (a ta
 sets through the `Target` abstraction). Every decision comes from one `random.Random(seed)` per port and
 direction, so a run with the same seed and the same packet sequence impairs the same packets.
 
-Order of decisions for each frame: loss (drop it), duplication (send it twice), reordering (hold it back until
-the next frame of the same port and direction has gone, or until `reorder_hold_ms` passed), delay (every frame
-leaves `delay_ms` (+ uniform jitter up to `jitter_ms`) after it arrived).
+Order of decisions for each frame: loss (drop it), corruption (flip one random bit), duplication (send it twice),
+reordering (hold it back until the next frame of the same port and direction has gone, or until
+`reorder_hold_ms` passed), delay (every frame leaves `delay_ms` (+ uniform jitter up to `jitter_ms`) after it
+arrived).
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ class ImpairmentConfig:
     jitter_ms: float = 0.0
     reorder_hold_ms: float = 50.0
     seed: int = 0
+    corrupt: float = 0.0
 
     def validate(self) -> None:
-        for name in ("loss", "dup", "reorder"):
+        for name in ("loss", "dup", "reorder", "corrupt"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ImpairmentError(f"{name} must be a probability in [0, 1], not {value}")
@@ -44,7 +46,7 @@ class ImpairmentConfig:
 
     @property
     def active(self) -> bool:
-        return bool(self.loss or self.dup or self.reorder or self.delay_ms or self.jitter_ms)
+        return bool(self.loss or self.dup or self.reorder or self.delay_ms or self.jitter_ms or self.corrupt)
 
 
 class Impairment:
@@ -59,6 +61,7 @@ class Impairment:
         self.lost = 0
         self.duplicated = 0
         self.reordered = 0
+        self.corrupted = 0
 
     def _delay(self) -> float:
         c = self.config
@@ -71,6 +74,12 @@ class Impairment:
         if c.loss and rng.random() < c.loss:
             self.lost += 1
             return self.expire(now)
+        if c.corrupt and frame and rng.random() < c.corrupt:
+            bit = rng.randrange(len(frame) * 8)
+            damaged = bytearray(frame)
+            damaged[bit >> 3] ^= 0x80 >> (bit & 7)
+            frame = bytes(damaged)
+            self.corrupted += 1
         copies = 1
         if c.dup and rng.random() < c.dup:
             copies = 2

@@ -55,3 +55,10 @@ def test_held_frame_is_released_after_its_hold_time() -> None:
 def test_invalid_configs(bad: dict[str, float]) -> None:
     with pytest.raises(ImpairmentError):
         Impairment(ImpairmentConfig(**bad))  # type: ignore[arg-type]
+
+
+def test_corruption_flips_exactly_one_bit() -> None:
+    imp = Impairment(ImpairmentConfig(corrupt=1.0, seed=5))
+    frame = bytes(64)
+    (_, damaged), = imp.process(frame, 0.0)
+    assert sum(bin(b).count("1") for b in damaged) == 1 and imp.corrupted == 1
