@@ -70,8 +70,14 @@ control AggWidenIngress(inout headers_t hdr, inout metadata_t meta) {
         if (v[31:31] == 1) { v = ~v; }                               \
         mag = mag | v;                                               \
     }
-#define NARROW16(n) hdr.vals16.v##n = (bit<16>)(bit<32>)((int<32>)hdr.vals32.v##n >> s);
-#define NARROW8(n) hdr.vals8.v##n = (bit<8>)(bit<32>)((int<32>)hdr.vals32.v##n >> s);
+// Round half up: (x + 2^(s-1)) >> s, clamped to the format's maximum (only x just below it can round over).
+#define NARROW(n, W, MAX) {                                          \
+        int<32> r = ((int<32>)hdr.vals32.v##n |+| half) >> s;        \
+        if (r > MAX) { r = MAX; }                                    \
+        hdr.vals##W.v##n = (bit<W>)(bit<32>)r;                       \
+    }
+#define NARROW16(n) NARROW(n, 16, 32767)
+#define NARROW8(n) NARROW(n, 8, 127)
 #define MSB(k) (32w1 << k) &&& ~((32w1 << k) - 1) : set_msb(k);
 
 control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
@@ -116,6 +122,10 @@ control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
     }
 
     action narrow16(bit<8> s) {
+        int<32> half = 0;
+        if (s != 0) {
+            half = (int<32>)(32w1 << (s - 1));
+        }
         hdr.vals16.setValid();
         ALL64(NARROW16)
         hdr.vals32.setInvalid();
@@ -123,6 +133,10 @@ control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
     }
 
     action narrow8(bit<8> s) {
+        int<32> half = 0;
+        if (s != 0) {
+            half = (int<32>)(32w1 << (s - 1));
+        }
         hdr.vals8.setValid();
         ALL64(NARROW8)
         hdr.vals32.setInvalid();

@@ -36,7 +36,7 @@ def quantize(x: np.ndarray, fmt: int, floor_exp: int) -> tuple[np.ndarray, int]:
 
 
 def switch_model(qs: list[np.ndarray], exps: list[int], result_fmt: int) -> tuple[np.ndarray, int]:
-    """What the switch computes: align to 2^SCALE, sum, and (narrow results) shift by what the data needs."""
+    """What the switch computes: align to 2^SCALE, sum, and (narrow results) round to the shift the data needs."""
     total = np.zeros(proto.VALUES_PER_PACKET, dtype=np.int64)
     for q, e in zip(qs, exps, strict=True):
         total += q << (e - SCALE)
@@ -47,7 +47,8 @@ def switch_model(qs: list[np.ndarray], exps: list[int], result_fmt: int) -> tupl
         mag |= int(~v if v < 0 else v)
     msb = mag.bit_length() - 1
     shift = max(0, msb + 2 - WIDTH[result_fmt]) if mag else 0
-    return total >> shift, SCALE + shift
+    half = (1 << shift) >> 1
+    return np.minimum((total + half) >> shift, proto.VALUE_RANGE[result_fmt][1]), SCALE + shift
 
 
 @pytest.mark.parametrize(("in_fmt", "result_fmt"), [
@@ -73,7 +74,8 @@ def test_quantized_modes_within_error_bound(fabric: Fabric, in_fmt: int, result_
         exps = [w.exps[k] for w in workers if w.exps is not None]
         want, want_exp = switch_model(qs, exps, result_fmt)
         exact = sum(floats[r][k] for r in range(n_workers))
-        # Workers round (error <= half a step each); the switch floors when it requantizes (< one step).
+        # Workers round (error <= half a step each); so does the switch when it requantizes (half a step of the
+        # result, a whole one for an element clamped at the format's maximum).
         bound = sum(2.0 ** (e - 1) for e in exps) + (2.0**want_exp if result_fmt != proto.FMT_INT32 else 0.0)
         for w in workers:
             res = w.results[k]
@@ -120,3 +122,17 @@ def test_exponent_below_the_scale_is_refused(fabric: Fabric) -> None:
     fabric.switches["s1"].inject(1, w.frame(0))
     assert not fabric.in_flight
     assert fabric.switches["s1"].drops(0, DROP_BAD_FORMAT) == 1
+
+
+def test_requantization_rounds_to_nearest_and_clamps(fabric: Fabric) -> None:
+    """Sums chosen around rounding ties and just under the int8 maximum after the shift."""
+    q = np.zeros(64, dtype=np.int64)
+    q[0], q[1], q[2], q[3], q[4] = 255, 254, -255, 253, -256  # magnitude OR: msb 7 -> shift 1 for int8
+    w = SimWorker(name="r", rank=0, child=0, job_id=7, pool=1, chunks=[q])
+    single_switch([w], fabric=fabric, job_id=7, result_fmt=proto.FMT_INT8)
+    fabric.run()
+    res = w.results[0]
+    assert res.exp == 1
+    # 255/2 = 127.5 rounds up to 128 and is clamped to 127; 254 -> 127; -255/2 = -127.5 -> -127; 253 -> 127 (126.5
+    # rounds up); -256 -> -128.
+    assert res.values[:5].tolist() == [127, 127, -127, 127, -128]
