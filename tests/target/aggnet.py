@@ -155,9 +155,12 @@ def ip_str(ip: int) -> str:
 
 
 class AggSwitch:
-    """One embedded switch running p4ina.p4, written to only through P4Runtime entities."""
+    """One embedded switch running p4ina.p4, written to only through P4Runtime entities: through the entity codec
+    the P4Runtime server uses, or (`p4runtime=True`) through a real P4Runtime server on loopback and a client that
+    set the pipeline, holds mastership and sends every write and read over gRPC."""
 
-    def __init__(self, name: str, index: int, on_output: Callable[[str, int, bytes], None]) -> None:
+    def __init__(self, name: str, index: int, on_output: Callable[[str, int, bytes], None], *,
+                 p4runtime: bool = False) -> None:
         from p4switch.switch.core import Switch
 
         p4info, config = compiled_program()
@@ -165,13 +168,38 @@ class AggSwitch:
         self.mac = 0x02_00_00_00_FF_00 + index
         self.ip = 0x0A_FF_00_00 + index
         self.names = P4Names(p4info)
-        self.switch = Switch(device_id=index, seed=index)
-        self.switch.install_pipeline(p4info, config)
+        self.switch = Switch(device_id=0, seed=index)
         self.switch.add_output_callback(lambda port, frame: on_output(self.name, port, frame))
         self.switch.start()
-        from p4switch.runtime.entries import EntityCodec
+        self.server: Any = None
+        self.client: Any = None
+        if p4runtime:
+            from p4runtime_support import Client
 
-        self.codec = EntityCodec(self.switch.state)
+            from p4switch.server.server import P4RuntimeServer
+
+            self.server = P4RuntimeServer(self.switch, address="127.0.0.1:0").start()
+            self.client = Client(f"127.0.0.1:{self.server.port}")
+            self.client.arbitrate()
+            self.client.set_pipeline(p4info, config)
+        else:
+            from p4switch.runtime.entries import EntityCodec
+
+            self.switch.install_pipeline(p4info, config)
+            self.codec = EntityCodec(self.switch.state)
+
+    def _write(self, kind: int, entity: Any) -> None:
+        if self.client is None:
+            self.codec.write(kind, entity)
+            return
+        from p4.v1 import p4runtime_pb2
+
+        code, details = self.client.write_updates(p4runtime_pb2.Update(type=kind, entity=entity))
+        if code != "OK":
+            raise RuntimeError(f"{self.name}: P4Runtime write failed: {code} {details}")
+
+    def _read(self, entity: Any) -> list[Any]:
+        return list(self.codec.read(entity) if self.client is None else self.client.read(entity))
 
     def neighbor(self) -> Neighbor:
         return Neighbor(self.mac, self.ip)
@@ -179,12 +207,12 @@ class AggSwitch:
     def insert(self, entity: Any) -> None:
         from p4switch.runtime.entries import INSERT
 
-        self.codec.write(INSERT, entity)
+        self._write(INSERT, entity)
 
     def modify(self, entity: Any) -> None:
         from p4switch.runtime.entries import MODIFY
 
-        self.codec.write(MODIFY, entity)
+        self._write(MODIFY, entity)
 
     def add_entry(self, table: str, match: dict[str, Any], action: str, **params: int) -> None:
         self.insert(self.names.table_entry(table, match, action, params))
@@ -194,14 +222,14 @@ class AggSwitch:
 
     def counter(self, name: str, index: int) -> int:
         """Packets counted at `index` of counter `name` (read over the P4Runtime codec)."""
-        (entity,) = self.codec.read(self.names.counter_entry(name, index))
+        (entity,) = self._read(self.names.counter_entry(name, index))
         return int(entity.counter_entry.data.packet_count)
 
     def drops(self, job_idx: int, reason: int) -> int:
         return self.counter(f"{ING}.output.agg_drops", job_idx * DROP_REASONS + reason)
 
     def read_register(self, name: str, index: int) -> int:
-        (entity,) = self.codec.read(self.names.register_entry(name, index))
+        (entity,) = self._read(self.names.register_entry(name, index))
         return int.from_bytes(entity.register_entry.data.bitstring, "big")
 
     def write_register(self, name: str, index: int, value: int) -> None:
@@ -213,6 +241,10 @@ class AggSwitch:
             raise RuntimeError(f"{self.name}: packet still in flight after 30 s")
 
     def stop(self) -> None:
+        if self.client is not None:
+            self.client.close()
+        if self.server is not None:
+            self.server.stop(grace=0)
         self.switch.stop()
 
 
@@ -478,8 +510,8 @@ class Fabric:
         self._lock = threading.Lock()
         self.unexpected: list[tuple[str, int]] = []
 
-    def add_switch(self, name: str) -> AggSwitch:
-        sw = AggSwitch(name, len(self.switches), self._on_output)
+    def add_switch(self, name: str, *, p4runtime: bool = False) -> AggSwitch:
+        sw = AggSwitch(name, len(self.switches), self._on_output, p4runtime=p4runtime)
         self.switches[name] = sw
         return sw
 
@@ -556,10 +588,11 @@ class Fabric:
 
 def single_switch(workers: list[SimWorker], *, job_id: int = 1, job_idx: int = 0, slot_base: int = 0,
                   slot_count: int | None = None, scale: int = 0, result_fmt: int = proto.FMT_INT32,
-                  fabric: Fabric | None = None, first_port: int = 1, name: str = "s1") -> Fabric:
+                  fabric: Fabric | None = None, first_port: int = 1, name: str = "s1", p4runtime: bool = False
+                  ) -> Fabric:
     """One switch as the root of a job whose workers sit on ports first_port, first_port+1, ..."""
     fabric = fabric or Fabric()
-    sw = fabric.switches.get(name) or fabric.add_switch(name)
+    sw = fabric.switches.get(name) or fabric.add_switch(name, p4runtime=p4runtime)
     children = {}
     for i, w in enumerate(workers):
         fabric.attach_worker(w, name, first_port + i)

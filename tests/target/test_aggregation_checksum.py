@@ -56,13 +56,13 @@ def _finish(fabric: Fabric, workers: list[SimWorker]) -> list[Ether]:
 @pytest.mark.parametrize("result_fmt", [proto.FMT_INT32, proto.FMT_INT8])
 def test_register_corruption_is_detected(fabric: Fabric, result_fmt: int) -> None:
     workers = make_workers(3, chunks=1, pool=1, seed=5, low=-1000, high=1000)
-    single_switch(workers, fabric=fabric, result_fmt=result_fmt)
+    single_switch(workers, fabric=fabric, result_fmt=result_fmt, p4runtime=True)
     sw = fabric.switches["s1"]
     _send_all_but_last(fabric, workers)
     cell = 0  # slot 0, version 0
     partial = sw.read_register(REG, cell)
     assert partial == (int(workers[0].chunks[0][5]) + int(workers[1].chunks[0][5])) & 0xFFFFFFFF
-    sw.write_register(REG, cell, partial ^ (1 << 3))  # one bit flips in the switch's memory
+    sw.write_register(REG, cell, partial ^ (1 << 3))  # one bit flips in the switch's memory (a P4Runtime Write)
     for pkt in _finish(fabric, workers):
         hdr = pkt[proto.AggHeader]
         values = list(hdr.payload.values)

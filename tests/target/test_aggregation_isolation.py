@@ -33,10 +33,11 @@ def fabric() -> Iterator[Fabric]:
 
 
 def two_jobs(fabric: Fabric) -> tuple[list[SimWorker], list[SimWorker]]:
-    """Job 10 (index 0, slots 0..3) on ports 1-2; job 20 (index 1, slots 4..7) on ports 3-4, same child indices."""
+    """Job 10 (index 0, slots 0..3) on ports 1-2; job 20 (index 1, slots 4..7) on ports 3-4, same child indices.
+    Entries are written, and counters read, over P4Runtime (gRPC on loopback)."""
     a = make_workers(2, chunks=10, pool=4, job_id=10, seed=1, prefix="a")
     b = make_workers(2, chunks=10, pool=4, job_id=20, seed=2, prefix="b")
-    single_switch(a, fabric=fabric, job_id=10, job_idx=0, slot_base=0, first_port=1)
+    single_switch(a, fabric=fabric, job_id=10, job_idx=0, slot_base=0, first_port=1, p4runtime=True)
     single_switch(b, fabric=fabric, job_id=20, job_idx=1, slot_base=4, first_port=3)
     return a, b
 
