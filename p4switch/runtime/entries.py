@@ -10,7 +10,7 @@ Used by the P4Runtime server and by the file-mode loader `load_write_request` (`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +85,7 @@ class EntityCodec:
         self._action_names = {aid: a.preamble.name for aid, a in state.actions.items()}
         self._field_ids = {t.id: frozenset(f.id for f in t.match_fields) for t in state.tables}
         self._table_actions = {t.id: frozenset(t.action_ids) for t in state.tables}
+        self._alloc: Callable[[], p4runtime_pb2.Entity] = p4runtime_pb2.Entity  # set by `read`, under the lock
 
     # -- writes -----------------------------------------------------------------------------------------------------
     def write(self, update_type: int, entity: p4runtime_pb2.Entity) -> None:
@@ -396,7 +397,10 @@ class EntityCodec:
         vs.members = members
 
     # -- reads -------------------------------------------------------------------------------------------------------
-    def read(self, entity: p4runtime_pb2.Entity) -> list[p4runtime_pb2.Entity]:
+    def read(self, entity: p4runtime_pb2.Entity,
+             alloc: Callable[[], p4runtime_pb2.Entity] | None = None) -> list[p4runtime_pb2.Entity]:
+        """The entities a Read of `entity` returns. `alloc` (e.g. `response.entities.add`) creates each result in
+        place: copying messages is what a large read costs most with the pure-Python protobuf runtime."""
         kind = entity.WhichOneof("entity")
         handler = {
             "table_entry": self._read_table_entries,
@@ -414,7 +418,11 @@ class EntityCodec:
                 raise RuntimeStateError(code_pb2.UNIMPLEMENTED, f"{kind} is not supported by this target")
             raise RuntimeStateError(code_pb2.UNKNOWN, "Incorrect entity type")
         with self.state.lock:
-            return handler(getattr(entity, kind))
+            self._alloc = alloc or p4runtime_pb2.Entity
+            try:
+                return handler(getattr(entity, kind))
+            finally:
+                self._alloc = p4runtime_pb2.Entity
 
     def _read_table_entries(self, req: p4runtime_pb2.TableEntry) -> list[p4runtime_pb2.Entity]:
         if req.table_id == 0:
@@ -424,7 +432,9 @@ class EntityCodec:
         out = []
         for table in tables:
             if req.is_default_action:
-                out.append(self._entity(table_entry=self.default_entry_to_proto(table, req)))
+                entity = self._alloc()
+                self.default_entry_to_proto(table, req, into=entity.table_entry)
+                out.append(entity)
                 continue
             wanted: tuple[Match, int] | None = None
             if req.match:
@@ -432,19 +442,15 @@ class EntityCodec:
             for entry in table.entries():
                 if wanted is not None and entry.ident != wanted:
                     continue
-                out.append(self._entity(table_entry=self.entry_to_proto(table, entry, req)))
+                entity = self._alloc()
+                self.entry_to_proto(table, entry, req, into=entity.table_entry)
+                out.append(entity)
         return out
 
-    @staticmethod
-    def _entity(**kw: Any) -> p4runtime_pb2.Entity:
-        entity = p4runtime_pb2.Entity()
-        for name, value in kw.items():
-            getattr(entity, name).CopyFrom(value)
-        return entity
-
-    def entry_to_proto(self, table: TableState, entry: Entry,
-                       req: p4runtime_pb2.TableEntry | None = None) -> p4runtime_pb2.TableEntry:
-        te = p4runtime_pb2.TableEntry(table_id=table.id)
+    def entry_to_proto(self, table: TableState, entry: Entry, req: p4runtime_pb2.TableEntry | None = None, *,
+                       into: p4runtime_pb2.TableEntry | None = None) -> p4runtime_pb2.TableEntry:
+        te = p4runtime_pb2.TableEntry() if into is None else into
+        te.table_id = table.id
         assert entry.match is not None
         for info, (a, b) in zip(table.match_fields, entry.match, strict=True):
             _field_to_proto(te, info, a, b)
@@ -458,9 +464,10 @@ class EntityCodec:
         self._direct_data(table, entry, te, req)
         return te
 
-    def default_entry_to_proto(self, table: TableState,
-                               req: p4runtime_pb2.TableEntry | None = None) -> p4runtime_pb2.TableEntry:
-        te = p4runtime_pb2.TableEntry(table_id=table.id, is_default_action=True)
+    def default_entry_to_proto(self, table: TableState, req: p4runtime_pb2.TableEntry | None = None, *,
+                               into: p4runtime_pb2.TableEntry | None = None) -> p4runtime_pb2.TableEntry:
+        te = p4runtime_pb2.TableEntry() if into is None else into
+        te.table_id, te.is_default_action = table.id, True
         entry = table.default_entry
         self._action_to_proto(te, entry.action_id, entry.action_args)
         self._direct_data(table, entry, te, req)
@@ -495,7 +502,7 @@ class EntityCodec:
                 group = groups.get(group_id)
                 if group is None:
                     raise RuntimeStateError(code_pb2.NOT_FOUND, f"multicast group {group_id} does not exist")
-                entity = p4runtime_pb2.Entity()
+                entity = self._alloc()
                 msg = entity.packet_replication_engine_entry.multicast_group_entry
                 msg.multicast_group_id = group.id
                 _replicas_to_proto(msg.replicas, group.replicas)
@@ -509,7 +516,7 @@ class EntityCodec:
                 session = sessions.get(session_id)
                 if session is None:
                     raise RuntimeStateError(code_pb2.NOT_FOUND, f"clone session {session_id} does not exist")
-                entity = p4runtime_pb2.Entity()
+                entity = self._alloc()
                 cs = entity.packet_replication_engine_entry.clone_session_entry
                 cs.session_id = session.id
                 _replicas_to_proto(cs.replicas, session.replicas)
@@ -529,7 +536,7 @@ class EntityCodec:
         out = []
         for reg in self._all_or_one(self.state.registers, req.register_id, "register"):
             for i in self._indices(req, reg.size, reg.name):
-                entity = p4runtime_pb2.Entity()
+                entity = self._alloc()
                 r = entity.register_entry
                 r.register_id, r.index.index = reg.id, i
                 r.data.bitstring = encode_bytes(reg.cells[i])
@@ -540,7 +547,7 @@ class EntityCodec:
         out = []
         for counter in self._all_or_one(self.state.counters, req.counter_id, "counter"):
             for i in self._indices(req, counter.size, counter.name):
-                entity = p4runtime_pb2.Entity()
+                entity = self._alloc()
                 c = entity.counter_entry
                 c.counter_id, c.index.index = counter.id, i
                 _counter_data(c.data, counter.unit, counter.packets[i], counter.bytes[i])
@@ -570,7 +577,7 @@ class EntityCodec:
             else:
                 pairs = [(e, False) for e in table.entries()]
             for entry, is_default in pairs:
-                entity = p4runtime_pb2.Entity()
+                entity = self._alloc()
                 fill(entity, table, entry, is_default, resource)
                 out.append(entity)
         return out
@@ -578,13 +585,19 @@ class EntityCodec:
     def _fill_direct_counter(self, entity: p4runtime_pb2.Entity, table: TableState, entry: Entry,
                              is_default: bool, resource: Any) -> None:
         d = entity.direct_counter_entry
-        d.table_entry.CopyFrom(self.default_entry_to_proto(table) if is_default else self.entry_to_proto(table, entry))
+        if is_default:
+            self.default_entry_to_proto(table, into=d.table_entry)
+        else:
+            self.entry_to_proto(table, entry, into=d.table_entry)
         _counter_data(d.data, resource.unit, entry.packets, entry.bytes)
 
     def _fill_direct_meter(self, entity: p4runtime_pb2.Entity, table: TableState, entry: Entry,
                            is_default: bool, resource: Any) -> None:
         d = entity.direct_meter_entry
-        d.table_entry.CopyFrom(self.default_entry_to_proto(table) if is_default else self.entry_to_proto(table, entry))
+        if is_default:
+            self.default_entry_to_proto(table, into=d.table_entry)
+        else:
+            self.entry_to_proto(table, entry, into=d.table_entry)
         if entry.meter is not None and entry.meter.config is not None:
             d.config.CopyFrom(meter_config_to_proto(entry.meter.config))
 
@@ -592,7 +605,7 @@ class EntityCodec:
         out = []
         for meter in self._all_or_one(self.state.meters, req.meter_id, "meter"):
             for i in self._indices(req, meter.size, meter.name):
-                entity = p4runtime_pb2.Entity()
+                entity = self._alloc()
                 m = entity.meter_entry
                 m.meter_id, m.index.index = meter.id, i
                 config = meter.cells[i].config
@@ -606,7 +619,7 @@ class EntityCodec:
         for digest in self._all_or_one(self.state.digests, req.digest_id, "digest"):
             if digest.config is None:
                 continue
-            entity = p4runtime_pb2.Entity()
+            entity = self._alloc()
             d = entity.digest_entry
             d.digest_id = digest.id
             d.config.max_timeout_ns = digest.config.max_timeout_ns
@@ -618,7 +631,7 @@ class EntityCodec:
     def _read_value_sets(self, req: p4runtime_pb2.ValueSetEntry) -> list[p4runtime_pb2.Entity]:
         out = []
         for vs in self._all_or_one(self.state.value_sets, req.value_set_id, "value set"):
-            entity = p4runtime_pb2.Entity()
+            entity = self._alloc()
             v = entity.value_set_entry
             v.value_set_id = vs.id
             for member in vs.members:

@@ -58,14 +58,14 @@ def snapshot(state: RuntimeState) -> list[tuple[int, p4runtime_pb2.Entity]]:
             for entry in table.entries():
                 if not entry.is_const:
                     ent = p4runtime_pb2.Entity()
-                    ent.table_entry.CopyFrom(codec.entry_to_proto(table, entry))
+                    codec.entry_to_proto(table, entry, into=ent.table_entry)
                     if table.has_direct_counter:
                         ent.table_entry.counter_data.packet_count = entry.packets
                         ent.table_entry.counter_data.byte_count = entry.bytes
                     out.append((insert, ent))
             if (table.default_entry.action_id, table.default_entry.action_args) != table.initial_default:
                 ent = p4runtime_pb2.Entity()
-                ent.table_entry.CopyFrom(codec.default_entry_to_proto(table))
+                codec.default_entry_to_proto(table, into=ent.table_entry)
                 out.append((modify, ent))
         for kind, request in (
             ("multicast_group_entry", p4runtime_pb2.MulticastGroupEntry()),

@@ -200,20 +200,26 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def Read(self, request: p4runtime_pb2.ReadRequest, context: grpc.ServicerContext
              ) -> Iterator[p4runtime_pb2.ReadResponse]:
+        responses = [p4runtime_pb2.ReadResponse()]
+
+        def alloc() -> p4runtime_pb2.Entity:
+            """Results are built in place in the responses, _READ_CHUNK entities per response message."""
+            if len(responses[-1].entities) >= _READ_CHUNK:
+                responses.append(p4runtime_pb2.ReadResponse())
+            return responses[-1].entities.add()
+
         try:
             self._check_device(request.device_id)
             codec = self._codec_or_fail()
-            entities: list[p4runtime_pb2.Entity] = []
             for entity in request.entities:
-                entities.extend(codec.read(entity))
+                codec.read(entity, alloc)
         except RpcError as exc:
             _fail(context, exc.code, exc.message)
             return
         except RuntimeStateError as exc:
             _fail(context, exc.code, str(exc))
             return
-        for start in range(0, max(len(entities), 1), _READ_CHUNK):
-            yield p4runtime_pb2.ReadResponse(entities=entities[start : start + _READ_CHUNK])
+        yield from responses
 
     # -- stream ------------------------------------------------------------------------------------------------------
     def StreamChannel(self, request_iterator: Iterator[p4runtime_pb2.StreamMessageRequest],

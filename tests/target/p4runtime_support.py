@@ -119,7 +119,7 @@ class Client:
     def read(self, *entities: p4runtime_pb2.Entity) -> list[p4runtime_pb2.Entity]:
         req = p4runtime_pb2.ReadRequest(device_id=self.device_id, entities=entities)
         out: list[p4runtime_pb2.Entity] = []
-        for response in self.stub.Read(req, timeout=10):
+        for response in self.stub.Read(req, timeout=60):
             out.extend(response.entities)
         return out
 
