@@ -346,13 +346,11 @@ def _shell(args: argparse.Namespace, app: ControllerApp) -> Any:
         if args.switch not in s.topo.switches:
             raise ControllerError(f"unknown switch {args.switch!r}")
         sw = s.topo.switches[args.switch]
-        p4info, config = s.state.p4info, s.state.device_config
     if shutil.which(sys.executable) is None:
         raise ControllerError("no Python interpreter to run p4runtime-shell")
+    # no --config: p4runtime-shell would push the pipeline and wipe the switch; it reads P4Info from the switch
     cmd = [sys.executable, "-m", "p4runtime_sh", "--grpc-addr", sw.grpc, "--device-id", str(sw.device_id),
            "--election-id", f"0,{time.time_ns() // 1000}"]
-    if p4info and config:
-        cmd += ["--config", f"{p4info},{config}"]
     if args.json:
         return {"command": cmd}
     os.execv(cmd[0], cmd)

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from controller.app import ControllerApp
+from controller.fabric import Fabric as ControllerFabric
 from controller.failures import switch_down
 from controller.topologies import leaf_spine
 from controller.topology import Topology
@@ -154,13 +155,19 @@ def test_allreduce_survives_the_loss_of_the_root_switch(fabric: tuple[Fabric, Co
     for out in _run_all(workers, lambda w: w.allreduce(data[w.rank])):
         assert np.array_equal(out, exact)
 
-    # the root dies between collectives; the controller moves the tree and the workers carry on
-    detected = time.time()
-    fab.kill(root)
+    # the root dies between collectives; the controller (connected to every switch, as `ctl watch` is) moves the
+    # tree and the workers carry on
+    live = ControllerFabric(fab.topo, timeout=10)
+    try:
+        for name in fab.topo.switches:
+            live.connected(name)
+        detected = time.time()
+        fab.kill(root)
+        with app.session(fabric=live) as s:
+            events = switch_down(s, root, "stopped by the test", detected)
+    finally:
+        live.close()
     with app.session() as s:
-        events = switch_down(s, root, "stopped by the test", detected)
-        for ev in events:
-            app.events.emit(ev)
         new_root = s.state.jobs[rec.job_id].tree.root
         assert s.state.jobs[rec.job_id].workers == rec.workers, "ranks and child indices survive the rebuild"
     assert new_root != root
