@@ -145,9 +145,13 @@ def compare(port: int, got: list[bytes], expected: list[Expect | bytes]) -> list
 
 
 @pytest.mark.parametrize("name", POSITIVE)
-def test_program(name: str, tmp_path: Path) -> None:
+def test_program(name: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     require_commands()
     case = load_case(name)
+    known = getattr(case, "KNOWN_ISSUE", None)
+    if known:
+        # a target bug that is reported but not fixed yet: expected to fail, reported as XPASS once fixed
+        request.node.add_marker(pytest.mark.xfail(reason=known, strict=False))
     built = compile_program(name, tmp_path)
     assert built.returncode == 0, f"p4ina compile failed:\n{built.stdout}{built.stderr}"
     config = tmp_path / "prog.json"
