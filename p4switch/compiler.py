@@ -117,9 +117,17 @@ def write_outputs(compiled: CompiledProgram, out_dir: str | os.PathLike[str]) ->
 
 
 def table_config(pipeline: Pipeline, symbols: SymbolTable) -> dict[str, Any]:
-    """Per table: const entries in source order (the runtime state's loader format)."""
+    """Per table: the initial default action and the const entries in source order (the runtime state's format)."""
     typed = pipeline.typed
     out: dict[str, Any] = {}
+    for table_model in pipeline.model.tables:
+        default = table_model.default_action
+        if default is not None and symbols.has(IdPrefix.ACTION, default.action):
+            out.setdefault(table_model.name, {})["default_action"] = {
+                "action_id": symbols.id_of(IdPrefix.ACTION, default.action),
+                "args": [to_unsigned(v, w) for v, w in default.args],
+                "const": default.is_const,
+            }
     for (_prefix, table), name in pipeline.table_names.items():
         props = {p.name: p for p in table.properties}
         entries = props.get("entries")
@@ -151,7 +159,7 @@ def table_config(pipeline: Pipeline, symbols: SymbolTable) -> dict[str, Any]:
             if entry.priority is not None:
                 spec["priority"] = int(typed.consts.get(entry.priority, 0))
             specs.append(spec)
-        out[name] = {"const_entries": specs}
+        out.setdefault(name, {})["const_entries"] = specs
     return out
 
 
