@@ -42,6 +42,10 @@ class TrainConfig:
     tunnel: str = ""  # host:port of a frame tunnel for the `tunnel` backend
     job: int = 1
     first_port: int = 1  # switch port of rank 0 for the `tunnel` backend (rank r uses first_port + r)
+    udp_base: int = 41000  # UDP port of rank 0's RESULTs (rank r: udp_base + r), as installed in agg_neighbors
+    pool: int = 32  # the job's slot pool size
+    scale: int = 0  # the job's scale exponent E
+    timeout: float = 0.25  # first retransmission timeout of the in-network worker (DDP ranks share the CPU)
 
 
 @dataclass
@@ -97,6 +101,8 @@ def train_single(cfg: TrainConfig) -> tuple[float, float]:
     import torch
 
     x_tr, y_tr, x_te, y_te = load_digits_split(cfg.seed)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as each rank does: a model this small only loses time to intra-op threads
     model = _model(cfg)
     opt = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=0.9)
     start = time.perf_counter()
@@ -106,7 +112,9 @@ def train_single(cfg: TrainConfig) -> tuple[float, float]:
             loss = torch.nn.functional.cross_entropy(model(torch.from_numpy(x_tr[idx])), torch.from_numpy(y_tr[idx]))
             loss.backward()
             opt.step()
-    return _accuracy(model, x_te, y_te), time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    torch.set_num_threads(threads)
+    return _accuracy(model, x_te, y_te), seconds
 
 
 def _make_reducer(cfg: TrainConfig, rank: int) -> tuple[Any, Callable[[], int]]:
@@ -123,12 +131,15 @@ def _make_reducer(cfg: TrainConfig, rank: int) -> tuple[Any, Callable[[], int]]:
         ring.connect([tuple(a) for a in addrs])
         return ring, lambda: 0
     if cfg.backend == "tunnel":
+        from hostagent.codec import Endpoints
         from hostagent.tunnel import TunnelTransport
         from hostagent.worker import Worker
 
         host, _, port = cfg.tunnel.rpartition(":")
-        transport = TunnelTransport((host, int(port)), switch_port=cfg.first_port + rank)
-        worker = Worker(cfg.job, rank, n_workers=cfg.workers, transport=transport)
+        udp = cfg.udp_base + rank
+        transport = TunnelTransport((host, int(port)), switch_port=cfg.first_port + rank, udp_port=udp)
+        worker = Worker(cfg.job, rank, n_workers=cfg.workers, transport=transport, pool_size=cfg.pool,
+                        scale_exp=cfg.scale, endpoints=Endpoints(udp_port=udp), timeout=cfg.timeout)
         return worker, lambda: worker.stats.retransmissions
     raise HostAgentError(f"unknown backend {cfg.backend!r} (ring, tunnel)")
 
@@ -178,7 +189,10 @@ def _free_port() -> int:
 
 def train_parallel(cfg: TrainConfig, timeout: float = 600.0) -> tuple[float, float, int, int]:
     """Run `cfg.workers` DDP processes; returns (rank 0 accuracy, seconds, buckets per worker, retransmissions)."""
-    ctx = mp.get_context("spawn")
+    # forkserver: the server imports torch once and forks every rank from a thread-free process, so ranks start
+    # fast and never inherit the caller's threads (a switch, a tunnel) the way plain fork would.
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["torch", "sklearn.datasets", "hostagent.train_digits"])
     results = ctx.Queue()
     port = _free_port()
     procs = [ctx.Process(target=_rank_main, args=(r, cfg, port, results), daemon=True) for r in range(cfg.workers)]
@@ -235,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tunnel", default="", help="host:port of the switch's frame tunnel (backend tunnel)")
     ap.add_argument("--job", type=int, default=1)
     ap.add_argument("--first-port", type=int, default=1, help="switch port of rank 0 (backend tunnel)")
+    ap.add_argument("--udp-base", type=int, default=41000, help="UDP port of rank 0's RESULTs (backend tunnel)")
+    ap.add_argument("--pool", type=int, default=32, help="the job's slot pool size (backend tunnel)")
+    ap.add_argument("--scale", type=int, default=0, help="the job's scale exponent (backend tunnel)")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
     try:
@@ -246,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = TrainConfig(
         workers=args.workers, epochs=args.epochs, batch_per_worker=args.batch_per_worker, lr=args.lr,
         seed=args.seed, backend=args.backend, tunnel=args.tunnel, job=args.job, first_port=args.first_port,
+        udp_base=args.udp_base, pool=args.pool, scale=args.scale,
     )
     try:
         result = run(cfg)
