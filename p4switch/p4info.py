@@ -56,7 +56,8 @@ def collect_symbols(model: cp.ControlPlane) -> SymbolTable:
     for value_set in model.value_sets:
         symbols.add(IdPrefix.VALUE_SET, value_set.name, value_set.explicit_id)
     for header in model.controller_headers:
-        symbols.add(IdPrefix.CONTROLLER_HEADER, header.name, header.explicit_id)
+        # p4c hashes the header *type* name; the preamble shows the @controller_header name
+        symbols.add(IdPrefix.CONTROLLER_HEADER, header.type_name, header.explicit_id)
     symbols.compute_ids()
     return symbols
 
@@ -240,8 +241,9 @@ def build_p4info(model: cp.ControlPlane, arch: str = "v1model") -> p4info_pb2.P4
             m.size = meter.size
     for header in model.controller_headers:
         ch = info.controller_packet_metadata.add()
-        _preamble(ch.preamble, symbols, IdPrefix.CONTROLLER_HEADER, header.name, header.annotations,
+        _preamble(ch.preamble, symbols, IdPrefix.CONTROLLER_HEADER, header.type_name, header.annotations,
                   alias=header.name)
+        ch.preamble.name = header.name
         ids = _allocate_field_ids([f.explicit_id for f in header.fields])
         for field_id, field in zip(ids, header.fields, strict=False):
             md = ch.metadata.add()
