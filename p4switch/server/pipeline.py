@@ -19,14 +19,21 @@ from p4switch.server.errors import RpcError
 
 @dataclass
 class PipelineConfig:
+    """A pipeline config as committed. `p4info_bytes` answers GetForwardingPipelineConfig: with the pure-Python
+    protobuf runtime, copying a message that another thread reads (getters insert fields) can fail with
+    "dictionary changed size during iteration", so the server never copies the live P4Info."""
+
     p4info: p4info_pb2.P4Info
     device_config: bytes
     cookie: int | None
+    p4info_bytes: bytes = b""
 
 
 def from_request(config: p4runtime_pb2.ForwardingPipelineConfig) -> PipelineConfig:
     cookie = config.cookie.cookie if config.HasField("cookie") else None
-    return PipelineConfig(config.p4info, config.p4_device_config, cookie)
+    p4info = p4info_pb2.P4Info()
+    p4info.CopyFrom(config.p4info)  # the request is this thread's own message
+    return PipelineConfig(p4info, config.p4_device_config, cookie, p4info.SerializeToString())
 
 
 def verify(config: PipelineConfig) -> None:

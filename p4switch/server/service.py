@@ -174,7 +174,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             out = response.config
             kind = request.response_type
             if kind in (GetType.ALL, GetType.P4INFO_AND_COOKIE):
-                out.p4info.CopyFrom(config.p4info)
+                out.p4info.MergeFromString(config.p4info_bytes)
             if kind in (GetType.ALL, GetType.DEVICE_CONFIG_AND_COOKIE):
                 out.p4_device_config = config.device_config
             if config.cookie is not None:
