@@ -21,6 +21,7 @@ from controller.client import StreamEvent
 from controller.events import Event, from_stream
 from controller.exceptions import ControllerError, SwitchUnavailableError
 from controller.fabric import Fabric
+from controller.p4info import P4InfoHelper
 from controller.topology import Topology
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,7 @@ class Watcher:
         self.queue: queue.Queue[StreamEvent] = queue.Queue()
         self.fabric = Fabric(topo, timeout=app.timeout, on_event=self.queue.put)
         self.stop = threading.Event()
+        self.helper: P4InfoHelper | None = None
 
     def _apply(self, fn: Callable[..., list[Event]], *args: object) -> list[Event]:
         with self.app.session(fabric=self.fabric) as s:
@@ -115,6 +117,16 @@ class Watcher:
         for ev in events:
             self.app.events.emit(ev)
         return events
+
+    def _helper(self) -> P4InfoHelper | None:
+        """The pipeline's P4Info (digest names and fields), once known."""
+        if self.helper is None:
+            try:
+                with self.app.session(fabric=self.fabric) as s:
+                    self.helper = s.helper if s.state.p4info else None
+            except ControllerError:
+                return None
+        return self.helper
 
     def start(self) -> None:
         """Connect to every switch not already known to be down; unreachable ones are marked down."""
@@ -140,7 +152,7 @@ class Watcher:
             except ControllerError as exc:
                 self.app.events.emit(Event("error", ev.switch, detail=str(exc)))
             return
-        converted = from_stream(ev, None)
+        converted = from_stream(ev, self._helper())
         if converted is not None:
             self.app.events.emit(converted)
 

@@ -35,6 +35,7 @@ class FabricProgrammer:
     def entities(self, switch: str, routes: dict[str, list[Route]] | None = None) -> list[p4runtime_pb2.Entity]:
         routes = routes if routes is not None else self.routes()
         out = self.clone_sessions(switch)
+        out += self.digests()
         out += self.program.route_entities(self.helper, switch, routes.get(switch, []), self.topo)
         out += self.pfc_thresholds(switch)
         return out
@@ -44,6 +45,11 @@ class FabricProgrammer:
         if cpu is None:
             return []
         return [entity(clone_session(CPU_MIRROR_SESSION, [(cpu, 0)]))]
+
+    def digests(self) -> list[p4runtime_pb2.Entity]:
+        """A DigestEntry for every digest of the program: a switch sends no digest lists without one."""
+        return [entity(self.helper.digest_entry(d.preamble.name, max_timeout_ns=1_000_000, max_list_size=16))
+                for d in self.helper.p4info.digests]
 
     def pfc_thresholds(self, switch: str) -> list[p4runtime_pb2.Entity]:
         """Xoff/Xon thresholds per port and priority. The program has no PFC tables yet (docs/p4-program.md:

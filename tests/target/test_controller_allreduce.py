@@ -23,6 +23,7 @@ import pytest
 from controller.app import ControllerApp
 from controller.fabric import Fabric as ControllerFabric
 from controller.failures import switch_down
+from controller.telemetry import collect, job_totals
 from controller.topologies import leaf_spine
 from controller.topology import Topology
 
@@ -154,6 +155,13 @@ def test_allreduce_survives_the_loss_of_the_root_switch(fabric: tuple[Fabric, Co
     exact = np.sum(data, axis=0, dtype=np.int64).astype(np.int32)
     for out in _run_all(workers, lambda w: w.allreduce(data[w.rank])):
         assert np.array_equal(out, exact)
+    with app.session() as s:
+        totals = job_totals(collect(s.fabric, s.state.jobs))[str(rec.job_id)]
+    chunks = -(-4096 // 64)
+    # every chunk: 4 DATA in at the leaves, 2 partial sums in at the root, 2 RESULTs in at the leaves (at least;
+    # retransmissions add more)
+    assert totals["packets"] >= chunks * 8
+    assert totals.get("drops_not_admitted", 0) == 0 and totals.get("drops_unknown_job", 0) == 0
 
     # the root dies between collectives; the controller (connected to every switch, as `ctl watch` is) moves the
     # tree and the workers carry on
