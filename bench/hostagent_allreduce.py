@@ -1,0 +1,180 @@
+"""Host agent: its own packet rates, and all-reduce time in-network vs host ring vs gloo, with the adaptive threshold.
+
+In-network runs 4 `Worker`s (threads) through p4src/p4ina.p4 on one embedded switch; the ring runs 4 `RingAllReduce`
+ranks (threads) over TCP loopback on the same machine; gloo runs 4 processes when torch is installed (full runs
+only). The adaptive offload threshold is the crossover of the measured in-network and ring times.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hostagent import perf
+from hostagent.adaptive import crossover
+from hostagent.codec import Endpoints
+from hostagent.gloo import GlooAllReduce, torch_available
+from hostagent.ring import RingAllReduce
+from hostagent.transport import SwitchPorts
+from hostagent.worker import Worker
+
+PROGRAM = Path(__file__).resolve().parents[1] / "p4src" / "p4ina.p4"
+N = 4
+JOB, POOL = 1, 64
+ING, EGR = "P4inaIngress", "P4inaEgress"
+
+
+def _parallel(items: list[Any], fn: Callable[[Any], Any]) -> list[Any]:
+    out: list[Any] = [None] * len(items)
+    errors: list[BaseException] = []
+
+    def go(i: int) -> None:
+        try:
+            out[i] = fn(items[i])
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(len(items))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return out
+
+
+def _timed(items: list[Any], fn: Callable[[Any], Any], repeats: int) -> float:
+    """Best wall time of `repeats` collective calls (every rank in its own thread)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        _parallel(items, fn)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+class InNetwork:
+    """One embedded switch running p4ina.p4 with a 4-worker job, entries written through the P4Runtime codec."""
+
+    def __init__(self) -> None:
+        from controller.client import entity
+        from controller.p4info import P4InfoHelper, multicast_group
+        from p4switch.compiler import compile_file
+        from p4switch.runtime.entries import INSERT, EntityCodec
+        from p4switch.switch.core import Switch
+
+        compiled = compile_file(str(PROGRAM))
+        self.switch = Switch(seed=1)
+        self.switch.install_pipeline(compiled.p4info, compiled.device_config_bytes())
+        self.switch.start()
+        helper = P4InfoHelper(compiled.p4info)
+        codec = EntityCodec(self.switch.state)
+        sw_mac, sw_ip = 0x020000000100, 0x0A000164
+        ports = list(range(1, N + 1))
+        writes = [multicast_group(1, [(p, i + 1) for i, p in enumerate(ports)])]
+        writes.append(helper.table_entry(f"{ING}.admission.job", {"hdr.agg.job_id": JOB}, f"{ING}.admission.set_job_root",
+                                         {"job_idx": 0, "slot_base": 0, "slot_count": POOL, "children": N,
+                                          "mcast_grp": 1, "scale": 0, "result_fmt": 0}))
+        transports = SwitchPorts(self.switch)
+        self.workers = []
+        for r, port in enumerate(ports):
+            udp = 41000 + r
+            writes.append(helper.table_entry(f"{ING}.admission.agg_children",
+                                             {"standard_metadata.ingress_port": port, "hdr.agg.job_id": JOB,
+                                              "hdr.agg.child": r}, f"{ING}.admission.admit"))
+            writes.append(helper.table_entry(f"{EGR}.agg_rewrite.agg_neighbors",
+                                             {"hdr.agg.job_id": JOB, "standard_metadata.egress_port": port},
+                                             f"{EGR}.agg_rewrite.set_neighbor",
+                                             {"src_mac": sw_mac, "dst_mac": 0x020000000010 + r, "src_addr": sw_ip,
+                                              "dst_addr": 0x0A000010 + r, "dst_port": udp}))
+            self.workers.append(Worker(JOB, r, n_workers=N, transport=transports.attach(port, udp), pool_size=POOL,
+                                       endpoints=Endpoints(udp_port=udp), timeout=0.2))
+        for w in writes:
+            codec.write(INSERT, entity(w))
+
+    def close(self) -> None:
+        self.switch.stop()
+
+
+def _ring() -> list[RingAllReduce]:
+    ranks = [RingAllReduce(r, N) for r in range(N)]
+    addrs = [r.listen("127.0.0.1", 0) for r in ranks]
+    _parallel(ranks, lambda r: r.connect(addrs))
+    return ranks
+
+
+def _gloo_rank(rank: int, port: int, sizes: list[int], repeats: int, out: Any) -> None:
+    g = GlooAllReduce(rank, N, "127.0.0.1", port)
+    times = []
+    for n in sizes:
+        x = np.ones(n, dtype=np.float32)
+        g.allreduce(x)  # warm-up
+        best = float("inf")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            g.allreduce(x)
+            best = min(best, time.perf_counter() - start)
+        times.append(best)
+    g.close()
+    if rank == 0:
+        out.put(times)
+
+
+def _gloo_times(sizes: list[int], repeats: int) -> list[float] | None:
+    if not torch_available():
+        return None
+    ctx = mp.get_context("forkserver")
+    out = ctx.Queue()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    procs = [ctx.Process(target=_gloo_rank, args=(r, port, sizes, repeats, out), daemon=True) for r in range(N)]
+    for p in procs:
+        p.start()
+    try:
+        times: list[float] = out.get(timeout=300)
+    finally:
+        for p in procs:
+            p.join(timeout=10)
+    return times
+
+
+def run(quick: bool) -> dict[str, Any]:
+    result: dict[str, Any] = {"agent_pps": perf.measure(quick)}
+    sizes = [64, 1024, 16384] if quick else [64, 1024, 16384, 65536, 262144]
+    repeats = 1 if quick else 3
+    net = InNetwork()
+    ring = _ring()
+    try:
+        rng = np.random.default_rng(0)
+        rows = []
+        for n in sizes:
+            data = [rng.standard_normal(n).astype(np.float32) for _ in range(N)]
+            _parallel(net.workers, lambda w, d=data: w.allreduce(d[w.rank]))  # warm-up: agrees the exponent
+            t_net = _timed(net.workers, lambda w, d=data: w.allreduce(d[w.rank]), repeats)
+            t_ring = _timed(ring, lambda r, d=data: r.allreduce(d[r.rank]), repeats)
+            rows.append({"floats": n, "bytes": 4 * n, "in_network_s": round(t_net, 5), "ring_s": round(t_ring, 5),
+                         "in_network_goodput_MBps": round(4 * n / t_net / 1e6, 3),
+                         "ring_goodput_MBps": round(4 * n / t_ring / 1e6, 3)})
+        retrans = sum(w.stats.retransmissions for w in net.workers)
+    finally:
+        net.close()
+        for r in ring:
+            r.close()
+    gloo = None if quick else _gloo_times(sizes, repeats)
+    if gloo is not None:
+        for row, t in zip(rows, gloo, strict=True):
+            row["gloo_s"] = round(t, 5)
+    # adaptive offload: messages below the threshold go to the ring ("small"), the rest in-network ("large")
+    threshold = crossover([r["bytes"] for r in rows], [r["ring_s"] for r in rows], [r["in_network_s"] for r in rows])
+    result.update(allreduce=rows, in_network_retransmissions=retrans, adaptive_threshold_bytes=threshold,
+                  workers=N, note="embedded Python switch and 4 agents share this machine's cores")
+    return result
