@@ -51,6 +51,10 @@ def _parallel(items: list[Any], fn: Callable[[Any], Any]) -> list[Any]:
     return out
 
 
+def _reducing(data: list[np.ndarray]) -> Callable[[Any], Any]:
+    return lambda rank: rank.allreduce(data[rank.rank])
+
+
 def _timed(items: list[Any], fn: Callable[[Any], Any], repeats: int) -> float:
     """Best wall time of `repeats` collective calls (every rank in its own thread)."""
     best = float("inf")
@@ -155,12 +159,12 @@ def run(quick: bool) -> dict[str, Any]:
     ring = _ring()
     try:
         rng = np.random.default_rng(0)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for n in sizes:
             data = [rng.standard_normal(n).astype(np.float32) for _ in range(N)]
-            _parallel(net.workers, lambda w, d=data: w.allreduce(d[w.rank]))  # warm-up: agrees the exponent
-            t_net = _timed(net.workers, lambda w, d=data: w.allreduce(d[w.rank]), repeats)
-            t_ring = _timed(ring, lambda r, d=data: r.allreduce(d[r.rank]), repeats)
+            _parallel(net.workers, _reducing(data))  # warm-up: agrees the exponent
+            t_net = _timed(net.workers, _reducing(data), repeats)
+            t_ring = _timed(ring, _reducing(data), repeats)
             rows.append({"floats": n, "bytes": 4 * n, "in_network_s": round(t_net, 5), "ring_s": round(t_ring, 5),
                          "in_network_goodput_MBps": round(4 * n / t_net / 1e6, 3),
                          "ring_goodput_MBps": round(4 * n / t_ring / 1e6, 3)})
