@@ -10,6 +10,7 @@ Used by the P4Runtime server and by the file-mode loader `load_write_request` (`
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ from p4switch.runtime.state import (
     RuntimeStateError,
     TableState,
 )
+
+_log = logging.getLogger("p4switch.runtime")
 
 INSERT = p4runtime_pb2.Update.INSERT
 MODIFY = p4runtime_pb2.Update.MODIFY
@@ -809,6 +812,9 @@ def apply_updates(codec: EntityCodec, updates: Iterable[p4runtime_pb2.Update]) -
             results.append(None)
         except RuntimeStateError as exc:
             results.append(exc)
+        except Exception as exc:  # a bug must cost one update (INTERNAL), never the batch or the switch
+            _log.exception("update failed unexpectedly")
+            results.append(RuntimeStateError(code_pb2.INTERNAL, f"internal error: {type(exc).__name__}: {exc}"))
     return results
 
 

@@ -44,7 +44,7 @@ def verify(config: PipelineConfig) -> None:
         RuntimeState.from_p4info(config.p4info, parse_device_config(config.device_config))
     except P4SwitchError as exc:
         raise RpcError(code_pb2.INVALID_ARGUMENT, str(exc)) from None
-    except (KeyError, ValueError, TypeError) as exc:
+    except Exception as exc:  # whatever a malformed P4Info makes the state builder trip on
         raise RpcError(code_pb2.INVALID_ARGUMENT, f"P4Info and device config do not fit together: {exc!r}") from None
 
 
@@ -53,6 +53,8 @@ def install(device: Device, config: PipelineConfig) -> None:
         device.install_pipeline(config.p4info, config.device_config)
     except P4SwitchError as exc:
         raise RpcError(code_pb2.INVALID_ARGUMENT, f"cannot install the pipeline: {exc}") from None
+    except Exception as exc:  # the old pipeline keeps running; the client learns why
+        raise RpcError(code_pb2.INTERNAL, f"cannot install the pipeline: {type(exc).__name__}: {exc}") from None
 
 
 def snapshot(state: RuntimeState) -> list[tuple[int, p4runtime_pb2.Entity]]:

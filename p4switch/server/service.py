@@ -219,6 +219,10 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         except RuntimeStateError as exc:
             _fail(context, exc.code, str(exc))
             return
+        except Exception as exc:  # a bug answers INTERNAL; the server keeps serving
+            _log.exception("read failed unexpectedly")
+            _fail(context, code_pb2.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+            return
         yield from responses
 
     # -- stream ------------------------------------------------------------------------------------------------------
