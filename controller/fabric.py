@@ -74,12 +74,15 @@ class Fabric:
             c.connect()
         return c
 
-    def run(self, fn: Callable[[SwitchClient], T], switches: Iterable[str] | None = None) -> FanOut[T]:
+    def run(self, fn: Callable[[SwitchClient], T], switches: Iterable[str] | None = None, *,
+            connect: bool = True) -> FanOut[T]:
+        """`fn(client)` on every switch at once; with `connect=False` clients are used as they are (a health
+        check must not re-arbitrate)."""
         names = sorted(switches if switches is not None else self.topo.switches)
         out: FanOut[T] = FanOut()
 
         def one(name: str) -> T:
-            return fn(self.connected(name))
+            return fn(self.connected(name) if connect else self.client(name))
 
         futures = {name: self._pool.submit(one, name) for name in names}
         for name, fut in futures.items():

@@ -1,7 +1,8 @@
 """Failure handling: notice lost switches and links, move affected jobs onto new trees, restore returning switches.
 
 `Watcher` is the long-running part of the controller (`p4ina ctl watch`). It keeps a stream open to every switch;
-a stream that breaks (or a switch that stops answering) marks the switch down, and every job whose tree used it is
+a stream that breaks, or a switch that misses the deadline of the periodic health check (a hung switch whose
+connection stays open), marks the switch down, and every job whose tree used it is
 rebuilt on the live topology while host agents keep retransmitting. Down switches are probed; one that answers
 again gets the pipeline, its forwarding entries and the entries of the jobs that use it. Link failures come from
 the operator or the emulation (`ctl link down A B`) because P4Runtime 1.4 has no port-status notification.
@@ -145,6 +146,7 @@ class Watcher:
             ev = self.queue.get(timeout=timeout)
         except queue.Empty:
             self.probe()
+            self.health_check()
             return
         if ev.kind == "stream_closed":
             try:
@@ -168,6 +170,21 @@ class Watcher:
                 self._apply(switch_up, sw)
             except ControllerError as exc:
                 self.app.events.emit(Event("error", sw, detail=f"restoring failed: {exc}"))
+
+    def health_check(self) -> None:
+        """A cheap RPC to every connected switch: one that hangs (its stream still open) misses the deadline and is
+        treated as lost."""
+        with self.app.session(fabric=self.fabric) as s:
+            down = set(s.state.down_switches)
+        live = [sw for sw in sorted(self.fabric.topo.switches)
+                if sw not in down and self.fabric.client(sw).connected]
+        out = self.fabric.run(lambda c: c.capabilities(), live, connect=False)
+        for sw, err in sorted(out.errors.items()):
+            if isinstance(err, SwitchUnavailableError):
+                try:
+                    self._apply(switch_down, sw, f"health check: {err}")
+                except ControllerError as exc:
+                    self.app.events.emit(Event("error", sw, detail=str(exc)))
 
     def run(self) -> None:
         self.start()

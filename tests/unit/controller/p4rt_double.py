@@ -141,6 +141,7 @@ class P4RuntimeDouble(p4runtime_pb2_grpc.P4RuntimeServicer):
         return resp
 
     def Capabilities(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self._maybe_hang()
         return p4runtime_pb2.CapabilitiesResponse(p4runtime_api_version="1.4.1")
 
     # -- write / read -----------------------------------------------------------------------------------------
