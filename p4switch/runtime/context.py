@@ -111,7 +111,7 @@ class PacketContext:
         "truncate_length",
     )
 
-    def __init__(self, data: bytes, *, packet_id: int = 0, copy_id: int = 0) -> None:
+    def __init__(self, data: bytes, packet_id: int = 0, copy_id: int = 0) -> None:
         self.data = data
         self.payload_offset = 0
         self.h: Any = None

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from p4switch.runtime.context import (
@@ -78,7 +78,6 @@ class QueuedPacket:
     length: int  # BMv2's packet-length register: what egress sees as packet_length
     enq_timestamp: int = 0
     enq_qdepth: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 Enqueue = Callable[[int, int, QueuedPacket], bool]
@@ -128,7 +127,7 @@ class V1Model:
 
     def ingress(self, pipeline: Pipeline, pkt: IngressPacket) -> None:
         program = pipeline.program
-        ctx = PacketContext(pkt.data, packet_id=pkt.packet_id)
+        ctx = PacketContext(pkt.data, pkt.packet_id)
         program.init(ctx)
         sm = ctx.sm
         length = len(pkt.data) if pkt.packet_length is None else pkt.packet_length
@@ -174,7 +173,8 @@ class V1Model:
             self.counters.dropped_ingress += 1
             return
         sm.instance_type = INSTANCE_NORMAL
-        ctx.clear_requests()
+        if ctx.clone_requests:
+            ctx.clone_requests = []
         self._enqueue(egress_spec, QueuedPacket(ctx, pipeline, length))
 
     def _ingress_clone(self, pipeline: Pipeline, pkt: IngressPacket, ctx: PacketContext, length: int) -> None:
