@@ -8,7 +8,7 @@ from compiler_support import program
 from p4switch.compiler import compile_text
 from p4switch.exceptions import CompileError
 
-HEADERS = "header a_t { bit<8> x; bit<16> y; int<8> s; } struct headers_t { a_t a; }"
+HEADERS = "header a_t { bit<8> x; bit<16> y; int<8> s; } struct headers_t { a_t a; a_t[2] st; }"
 PARSER = "state start { pkt.extract(h.a); transition accept; }"
 
 CASES = {
@@ -35,6 +35,23 @@ CASES = {
                             "ingress": "t.apply();"}, 11, 46, "fuzzy: match kind not found"),
     "unknown_state": ({"parser": "state start { transition nowhere; }"}, 7, 30, "nowhere: state not found"),
     "slice_out_of_range": ({"ingress": "h.a.x = h.a.x[8:1];"}, 12, 21, "bit slice [8:1] out of range of bit<8>"),
+    "exit_in_parser": ({"parser": "state start { exit; }"}, 7, 19, "exit is not allowed in a parser"),
+    "select_case_type": ({"parser": "state start { pkt.extract(h.a); transition select(h.a.x) { true: accept; "
+                                    "default: accept; } }"}, 7, 64,
+                         "keyset: cannot cast implicitly type 'bool' to type 'bit<8>'"),
+    "apply_in_action": ({"ingress_locals": "action a1() {} table t { key = { h.a.x : exact; } actions = { a1; } } "
+                                           "action a2() { t.apply(); }", "ingress": "a2();"}, 11, 89,
+                        "t.apply: tables cannot be applied inside actions"),
+    "duplicate_local": ({"ingress": "bit<8> v; bit<8> v;"}, 12, 23, "v: duplicate declaration"),
+    "unknown_type": ({"ingress": "foo_t v;"}, 12, 13, "foo_t: declaration not found"),
+    "extern_argument_width": ({"ingress_locals": "register<bit<32>>(4) r;", "ingress": "r.write(0, h.a.x);"},
+                              12, 24, "r.write: argument value: cannot cast implicitly type 'bit<8>' to type "
+                                      "'bit<32>'"),
+    "next_in_control": ({"ingress": "h.st.next.x = 1;"}, 12, 13, "h.st.next: .next is only allowed in parsers"),
+    "assign_constant": ({"ingress": "const bit<8> K = 1; K = 2;"}, 12, 33, "K: cannot be the target of an assignment"),
+    "extract_non_header": ({"parser": "state start { pkt.extract(h.a.x); transition accept; }"}, 7, 31,
+                           "extract needs a header, not bit<8>"),
+    "missing_transition": ({"parser": "state start { pkt.extract(h.a); }"}, 7, 5, "start: state has no transition"),
     "action_data_missing": ({"ingress_locals": "action f(bit<8> v) { h.a.x = v; }", "ingress": "f();"}, 12, 13,
                             "f: action data parameters must be bound"),
 }
