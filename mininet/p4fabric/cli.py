@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                              "all-reduce 1 M floats in-network and with the host ring, and compare.")
     demo.add_argument("--out", type=Path, default=Path("runs/demo"), metavar="DIR")
     demo.add_argument("--size", type=int, default=DEMO_SIZE, metavar="ELEMENTS")
-    demo.add_argument("--count", type=int, default=3, metavar="N")
+    demo.add_argument("--count", type=int, default=2, metavar="N")
     _common(demo)
     demo.set_defaults(handler=main_demo)
 
@@ -70,7 +70,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", action="store_true", help="per-packet switch logs")
     parser.add_argument("--step-timeout", type=float, default=600.0, metavar="S",
                         help="give up on a mode when a step takes longer than this")
-    parser.add_argument("--retx-timeout", type=float, default=0.2, metavar="S",
+    parser.add_argument("--retx-timeout", type=float, default=0.5, metavar="S",
                         help="workers' first retransmission timeout (doubles on each retry)")
 
 

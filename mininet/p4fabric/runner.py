@@ -48,7 +48,7 @@ class RunOptions:
     verbose: bool = False
     cli: bool = False
     step_timeout: float = 600.0
-    retx_timeout: float = 0.2
+    retx_timeout: float = 0.5
     show_progress: bool = True
 
     def validate(self) -> None:
