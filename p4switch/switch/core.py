@@ -238,6 +238,10 @@ class Switch:
             dropped_input_full=self.dropped_input_full,
             pfc_frames_received=self.pfc_frames_received,
             queues=[asdict(q) for q in self.tm.stats()],
+            ports={
+                port: {"interface": p.ifname, "rx": p.rx_frames, "tx": p.tx_frames, "tx_errors": p.tx_errors}
+                for port, p in sorted(self._ports.items())
+            },
             impairments=self.impairment_stats(),
         )
         return out
