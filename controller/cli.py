@@ -46,17 +46,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.set_defaults(handler=_run(fn))
         return p
 
-    topo = sub.add_parser("topology", help="show the fabric").add_subparsers(dest="what", metavar="ACTION")
+    def group(name: str, help_text: str) -> Any:
+        p = sub.add_parser(name, help=help_text)
+        p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
+        return p.add_subparsers(dest="what", metavar="ACTION")
+
+    topo = group("topology", "show the fabric")
     cmd(topo, "show", _topology_show, "switches, hosts and links of the topology")
 
-    pipe = sub.add_parser("pipeline", help="push the P4 pipeline").add_subparsers(dest="what", metavar="ACTION")
+    pipe = group("pipeline", "push the P4 pipeline")
     p = cmd(pipe, "push", _pipeline_push, "push P4Info and device config to switches, then forwarding and jobs")
     p.add_argument("--p4info", required=True, metavar="FILE", help="P4Info (text format)")
     p.add_argument("--config", required=True, metavar="FILE", help="device config (embedded JSON or BMv2 JSON)")
     p.add_argument("--switch", action="append", metavar="NAME", help="only these switches (repeatable)")
     p.add_argument("--no-forwarding", action="store_true", help="do not install forwarding entries")
 
-    job = sub.add_parser("job", help="create, delete, list, show jobs").add_subparsers(dest="what", metavar="ACTION")
+    job = group("job", "create, delete, list, show jobs")
     p = cmd(job, "create", _job_create, "compute a reduction tree and install the job on its switches")
     p.add_argument("members", nargs="+", metavar="HOST", help="member hosts (comma or space separated)")
     p.add_argument("--name", default="")
@@ -74,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("job_id", type=int, metavar="JOB")
     p.add_argument("--read-back", action="store_true", help="compare what the switches hold with the intent")
 
-    tree = sub.add_parser("tree", help="reduction trees").add_subparsers(dest="what", metavar="ACTION")
+    tree = group("tree", "reduction trees")
     p = cmd(tree, "show", _tree_show, "draw a job's tree (or preview one for --members)")
     p.add_argument("job_id", type=int, nargs="?", metavar="JOB")
     p.add_argument("--members", metavar="H1,H2,...", help="preview the tree for these hosts (installs nothing)")
@@ -91,7 +96,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--probe-interval", type=float, default=1.0, metavar="S")
     p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds")
 
-    link = sub.add_parser("link", help="declare a link down or up").add_subparsers(dest="what", metavar="ACTION")
+    link = group("link", "declare a link down or up")
     for state in ("down", "up"):
         p = cmd(link, state, _link, f"mark a link {state} and rebuild affected jobs")
         p.add_argument("a", metavar="SWITCH")

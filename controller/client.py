@@ -28,6 +28,7 @@ from controller.p4info import P4InfoHelper
 
 log = logging.getLogger(__name__)
 
+QUEUE_LIMIT = 10_000
 Update = p4runtime_pb2.Update
 Entity = p4runtime_pb2.Entity
 
@@ -65,8 +66,10 @@ class SwitchClient:
         self.on_event = on_event
         self.helper: P4InfoHelper | None = None
         self.is_primary = False
-        self.packet_ins: queue.Queue[p4runtime_pb2.PacketIn] = queue.Queue()
-        self.digests: queue.Queue[p4runtime_pb2.DigestList] = queue.Queue()
+        # bounded: a listener that never drains them must not grow memory without limit (the newest are dropped)
+        self.packet_ins: queue.Queue[p4runtime_pb2.PacketIn] = queue.Queue(maxsize=QUEUE_LIMIT)
+        self.digests: queue.Queue[p4runtime_pb2.DigestList] = queue.Queue(maxsize=QUEUE_LIMIT)
+        self.dropped_messages = 0
         self._channel: grpc.Channel | None = None
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
         self._requests: queue.Queue[p4runtime_pb2.StreamMessageRequest | None] | None = None
@@ -179,10 +182,10 @@ class SwitchClient:
                 if which == "arbitration":
                     self._on_arbitration(msg.arbitration)
                 elif which == "packet":
-                    self.packet_ins.put(msg.packet)
+                    self._keep(self.packet_ins, msg.packet)
                     self._emit("packet_in", message=msg.packet)
                 elif which == "digest":
-                    self.digests.put(msg.digest)
+                    self._keep(self.digests, msg.digest)
                     ack = p4runtime_pb2.StreamMessageRequest()
                     ack.digest_ack.digest_id = msg.digest.digest_id
                     ack.digest_ack.list_id = msg.digest.list_id
@@ -199,6 +202,12 @@ class SwitchClient:
         if not self._closing:
             self.is_primary = False
             self._emit("stream_closed", "server ended the stream")
+
+    def _keep(self, q: queue.Queue[Any], item: Any) -> None:
+        try:
+            q.put_nowait(item)
+        except queue.Full:
+            self.dropped_messages += 1
 
     def _on_arbitration(self, update: p4runtime_pb2.MasterArbitrationUpdate) -> None:
         was_primary = self.is_primary
