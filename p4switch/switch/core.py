@@ -34,7 +34,7 @@ from p4switch.switch.pfc import parse_pfc, pause_seconds
 from p4switch.switch.pipeline import Pipeline, build_pipeline
 from p4switch.switch.ports import AfPacketPort, PortCapture
 from p4switch.switch.tm import DEFAULT_QUEUE_DEPTH, TrafficManager
-from p4switch.switch.v1model import IngressPacket, QueuedPacket, V1Model
+from p4switch.switch.v1model import IngressPacket, QueuedPacket, V1Model, log_packet_error
 
 log = logging.getLogger("p4switch.switch")
 
@@ -409,9 +409,9 @@ class Switch:
                 if log.isEnabledFor(logging.DEBUG):
                     log.debug("packet %d: ingress on port %d, %d bytes", pkt.packet_id, pkt.port, len(pkt.data))
                 self.engine.ingress(pipeline, pkt)
-        except Exception:
+        except Exception as exc:
             self.engine.counters.errors += 1
-            log.exception("ingress failed on a packet from port %d; packet dropped", pkt.port)
+            log_packet_error("ingress", pkt.port, exc)
         finally:
             self._busy(-1)
 
@@ -432,9 +432,9 @@ class Switch:
                 self.dropped_stale += 1
             else:
                 self.engine.egress(item, port, depth)
-        except Exception:
+        except Exception as exc:
             self.engine.counters.errors += 1
-            log.exception("egress failed on a packet for port %d; packet dropped", port)
+            log_packet_error("egress", port, exc)
         finally:
             self._busy(-1)
 

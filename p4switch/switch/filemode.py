@@ -25,7 +25,7 @@ from p4switch.switch.impairments import Impairment, ImpairmentConfig
 from p4switch.switch.pipeline import Pipeline
 from p4switch.switch.ports import PcapWriter, read_pcap
 from p4switch.switch.tm import FileModeQueues
-from p4switch.switch.v1model import IngressPacket, V1Model
+from p4switch.switch.v1model import IngressPacket, V1Model, log_packet_error
 
 log = logging.getLogger("p4switch.switch")
 
@@ -132,9 +132,9 @@ class FileModeRunner:
             clock.now += 1
             try:
                 ingress(pipeline, IngressPacket(port, frame, packet_id))
-            except Exception:
+            except Exception as exc:
                 self.engine.counters.errors += 1
-                log.exception("ingress failed on a packet from port %d; packet dropped", port)
+                log_packet_error("ingress", port, exc)
             while reinjected:
                 self._safe_ingress(reinjected.popleft())
         self._drain()
@@ -157,17 +157,17 @@ class FileModeRunner:
             self.clock.now += 1
             try:
                 engine.egress(item, port, depth)
-            except Exception:
+            except Exception as exc:
                 engine.counters.errors += 1
-                log.exception("egress failed on a packet for port %d; packet dropped", port)
+                log_packet_error("egress", port, exc)
 
     def _safe_ingress(self, pkt: IngressPacket) -> None:
         self._tick()
         try:
             self.engine.ingress(self.pipeline, pkt)
-        except Exception:
+        except Exception as exc:
             self.engine.counters.errors += 1
-            log.exception("ingress failed on a packet from port %d; packet dropped", pkt.port)
+            log_packet_error("ingress", pkt.port, exc)
 
     def _tick(self) -> None:
         self.clock.tick()

@@ -102,6 +102,13 @@ class EngineCounters:
     errors: int = 0
 
 
+def log_packet_error(stage: str, port: int, exc: BaseException) -> None:
+    """One line per failed packet (the traceback only at debug level): a bad packet is not a crash."""
+    direction = "from" if stage == "ingress" else "for"
+    log.error("%s failed on a packet %s port %d: %s: %s; packet dropped", stage, direction, port,
+              type(exc).__name__, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+
+
 class V1Model:
     """Runs the v1model blocks of a pipeline on one packet and carries out BMv2's decisions through callbacks:
     `enqueue(port, priority, item) -> accepted` (traffic manager), `reinject(packet)` (resubmit/recirculate

@@ -120,6 +120,15 @@ def test_bad_entries_name_the_update(workdir: Path) -> None:
     assert_one_line_error(result, "update 1")
 
 
+def test_a_failing_packet_is_one_log_line_and_the_run_goes_on(workdir: Path) -> None:
+    write_input(workdir / "p0_in.pcap", [ctl(port=1), ctl(port=1, flags=4), ctl(port=1)])
+    result = run_switch(["prog.json", "--use-files", "0", "-i", "0@p0", "-i", "1@p1"], workdir)
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    (line,) = [ln for ln in result.stderr.splitlines() if "failed" in ln]
+    assert "ingress failed on a packet from port 0: PacketProcessingError: assert(false) failed" in line
+    assert len(outputs(workdir, range(2))[1]) == 2
+
+
 def test_live_switch_stops_cleanly_on_sigterm(workdir: Path) -> None:
     proc = subprocess.Popen(
         switch_command(["prog.json"]), cwd=workdir, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True

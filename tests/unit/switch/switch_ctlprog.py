@@ -3,7 +3,7 @@ the engine's BMv2 semantics independently of the compiler.
 
 Wire format: an 8-byte control header, then the payload.
   ctl: port, mcast, i2e_session, resubmit_rounds, recirc_rounds, e2e_session, priority, flags
-       flags bit0: mark_to_drop in egress; bit1: preserve field list 1 on clones
+       flags bit0: mark_to_drop in egress; bit1: preserve field list 1 on clones; bit2: a failing assert
 Egress appends a 12-byte observation header (never parsed back, so recirculation sees it as payload... it is
 emitted after ctl): instance_type, egress_rid(16), egress_port(16), packet_length(16), resubmits, recircs,
 ingress_port(16), enq_qdepth.
@@ -17,6 +17,7 @@ from typing import Any
 
 SOURCE = r'''
 import struct
+from p4switch.exceptions import PacketProcessingError
 from p4switch.runtime.context import PacketContext, StandardMetadata
 
 
@@ -69,6 +70,8 @@ class Program:
             sm.egress_spec = 511
             return
         port, mcast, i2e, resub, recirc, e2e, prio, flags = h.ctl
+        if flags & 4:
+            raise PacketProcessingError("assert(false) failed")
         sm.priority = prio
         if i2e:
             ctx.clone_requests.append((0, i2e, 1 if flags & 2 else None))
