@@ -36,7 +36,7 @@ class SourceManager:
         if path in self._indexes:
             return path, self._indexes[path]
         try:
-            text = Path(path).read_bytes().decode("utf-8", errors="replace")
+            text = Path(path).read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
         except OSError as exc:
             reason = exc.strerror or str(exc)
             loc = requested_at or SourceLocation(path, 0, 0)

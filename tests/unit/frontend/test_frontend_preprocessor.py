@@ -171,3 +171,10 @@ def test_p4c_bmv2_predefined_macros_can_be_overridden() -> None:
     text = "#ifdef __TARGET_BMV2__\nbmv2 __p4c_major__ __p4c_minor__\n#endif"
     assert pp(text) == "bmv2 1 2"
     assert pp("__p4c_minor__", {"__p4c_minor__": "9"}) == "9"
+
+
+def test_utf8_byte_order_mark_is_ignored(tmp_path: Path) -> None:
+    main = tmp_path / "bom.p4"
+    main.write_bytes(b"\xef\xbb\xbfconst bit<8> X = 1;\n")
+    tokens = preprocess_file(main)
+    assert tokens[0].text == "const" and (tokens[0].loc.line, tokens[0].loc.column) == (1, 1)
