@@ -36,8 +36,8 @@ def netns() -> Iterator[str]:
             sh("ip", "netns", "exec", name, "sysctl", "-qw", f"net.ipv6.conf.{key}.disable_ipv6=1")
         for a, b in (("va0", "va1"), ("vb0", "vb1")):
             sh("ip", "-n", name, "link", "add", a, "type", "veth", "peer", "name", b)
-            sh("ip", "-n", name, "link", "set", a, "up")
-            sh("ip", "-n", name, "link", "set", b, "up")
+            for end in (a, b):
+                sh("ip", "-n", name, "link", "set", end, "mtu", "9000", "up")
         yield name
     finally:
         subprocess.run(["ip", "netns", "del", name], capture_output=True)
@@ -71,6 +71,9 @@ def test_frames_cross_the_switch_and_queue_metadata_shows_the_rate_limit(netns: 
         assert all(o["ingress_port"] == 1 and o["egress_port"] == 2 for o in obs)
         # 40 frames arrive far faster than 200 packets/s drain: the queue must have built up
         assert max(o["enq_qdepth"] for o in obs) >= 5
+        jumbo = ctl(port=2, payload=marker + bytes(range(256)) * 34)  # 8.7 kB: a jumbo frame, intact
+        (got_jumbo,) = exchange(netns, [jumbo], expect=1, marker=marker)
+        assert got_jumbo[8 + 12:] == jumbo[8:]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
         assert "Traceback" not in proc.stderr.read()
