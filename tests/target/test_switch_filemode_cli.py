@@ -63,6 +63,21 @@ def test_file_mode_processes_every_packet_and_writes_every_port(workdir: Path) -
         assert all(observe(f)["egress_port"] == port for f in out[port])
 
 
+def test_inputs_of_several_ports_merge_by_timestamp_and_empty_inputs_are_fine(workdir: Path) -> None:
+    w0, w1 = PcapWriter(workdir / "p0_in.pcap"), PcapWriter(workdir / "p1_in.pcap")
+    for i in range(6):  # port 0 at t = 0, 2, 4 ...; port 1 at t = 1, 3, 5 ...
+        (w0 if i % 2 == 0 else w1).write(ctl(port=2, payload=bytes([i])), timestamp=float(i))
+    w0.close()
+    w1.close()
+    PcapWriter(workdir / "p3_in.pcap").close()  # header only
+    result = run_switch(["prog.json", "--use-files", "0"] + [f"-i{p}@p{p}" for p in range(4)], workdir)
+    assert result.returncode == 0, result.stderr
+    out = outputs(workdir)[2]
+    assert [f[-1] for f in out] == list(range(6))
+    assert [observe(f)["ingress_port"] for f in out] == [0, 1, 0, 1, 0, 1]
+    assert outputs(workdir)[3] == []
+
+
 def test_file_mode_entries_and_capture(workdir: Path) -> None:
     write_input(workdir / "p0_in.pcap", [ctl(mcast=1)])
     (workdir / "entries.txtpb").write_text(ENTRIES)
