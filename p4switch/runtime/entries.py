@@ -47,6 +47,10 @@ DELETE = p4runtime_pb2.Update.DELETE
 
 Match = tuple[tuple[int, int], ...]
 
+# PI's limits (pre_mc_mgr.h, pre_clone_mgr.h): group ids from 2^15 back clone sessions; sessions are 1..511
+FIRST_RESERVED_GROUP_ID = 1 << 15
+MIN_CLONE_SESSION_ID, MAX_CLONE_SESSION_ID = 1, 512
+
 
 def _invalid(message: str) -> RuntimeStateError:
     return RuntimeStateError(code_pb2.INVALID_ARGUMENT, message)
@@ -122,6 +126,10 @@ class EntityCodec:
 
     def _write_table_entry(self, update_type: int, te: p4runtime_pb2.TableEntry) -> None:
         table = self._table(te.table_id)
+        if te.HasField("time_since_last_hit"):
+            raise _invalid("time_since_last_hit must not be set in a WriteRequest")
+        if te.idle_timeout_ns < 0:
+            raise _invalid("idle_timeout_ns cannot be negative")
         if te.is_default_action:
             self._write_default(update_type, table, te)
             return
@@ -262,6 +270,9 @@ class EntityCodec:
         groups = self.state.pre.mcast_groups
         if g.multicast_group_id == 0:
             raise _invalid("multicast group id 0 is invalid")
+        if g.multicast_group_id >= FIRST_RESERVED_GROUP_ID:
+            raise RuntimeStateError(code_pb2.OUT_OF_RANGE, f"multicast group id {g.multicast_group_id} is too high "
+                                    f"(ids from {FIRST_RESERVED_GROUP_ID} are reserved for clone sessions)")
         if update_type == DELETE:
             if groups.pop(g.multicast_group_id, None) is None:
                 raise RuntimeStateError(code_pb2.NOT_FOUND, f"multicast group {g.multicast_group_id} does not exist")
@@ -275,8 +286,9 @@ class EntityCodec:
 
     def _write_clone(self, update_type: int, c: p4runtime_pb2.CloneSessionEntry) -> None:
         sessions = self.state.pre.clone_sessions
-        if c.session_id == 0:
-            raise _invalid("clone session id 0 is invalid")
+        if not MIN_CLONE_SESSION_ID <= c.session_id < MAX_CLONE_SESSION_ID:
+            raise RuntimeStateError(code_pb2.OUT_OF_RANGE, f"clone session id {c.session_id} out of range "
+                                    f"[{MIN_CLONE_SESSION_ID}, {MAX_CLONE_SESSION_ID})")
         if update_type == DELETE:
             if sessions.pop(c.session_id, None) is None:
                 raise RuntimeStateError(code_pb2.NOT_FOUND, f"clone session {c.session_id} does not exist")
@@ -321,6 +333,8 @@ class EntityCodec:
 
     def _write_counter(self, update_type: int, c: p4runtime_pb2.CounterEntry) -> None:
         counter = self._indexed(self.state.counters, c.counter_id, "counter")
+        if not c.HasField("index"):
+            raise RuntimeStateError(code_pb2.UNIMPLEMENTED, "wildcard writes are not supported for counters (as PI)")
         if update_type == INSERT:
             raise _invalid("INSERT update type not supported for counters")
         indices = self._indices(c, counter.size, counter.name)
@@ -333,11 +347,12 @@ class EntityCodec:
         if table.name not in {d.table.name for d in direct}:
             raise _invalid(f"table {table.name} has no {what}")
         if te.is_default_action:
-            raise _invalid(f"table {table.name}: the default entry has no {what} (BMv2 counts and meters hits only)")
+            raise RuntimeStateError(code_pb2.UNIMPLEMENTED, f"table {table.name}: no {what} for the default entry "
+                                    "(BMv2 counts and meters hits only)")
         match, priority = self.match_key(table, te)
         entry = table.get(match, priority)
-        if entry is None:
-            raise RuntimeStateError(code_pb2.NOT_FOUND, f"table {table.name}: no such entry")
+        if entry is None:  # PI: "Cannot map table entry to handle"
+            raise _invalid(f"table {table.name}: no such entry")
         return table, entry
 
     def _write_direct_counter(self, update_type: int, d: p4runtime_pb2.DirectCounterEntry) -> None:
@@ -353,6 +368,8 @@ class EntityCodec:
 
     def _write_meter(self, update_type: int, m: p4runtime_pb2.MeterEntry) -> None:
         meter = self._indexed(self.state.meters, m.meter_id, "meter")
+        if not m.HasField("index"):
+            raise RuntimeStateError(code_pb2.UNIMPLEMENTED, "wildcard writes are not supported for meters (as PI)")
         if update_type == INSERT:
             raise _invalid("INSERT update type not supported for meters")
         indices = self._indices(m, meter.size, meter.name)
@@ -621,6 +638,8 @@ class EntityCodec:
         out = []
         for digest in self._all_or_one(self.state.digests, req.digest_id, "digest"):
             if digest.config is None:
+                if req.digest_id:
+                    raise RuntimeStateError(code_pb2.NOT_FOUND, f"digest {digest.name} is not configured")
                 continue
             entity = self._alloc()
             d = entity.digest_entry
@@ -767,7 +786,8 @@ def _replicas(replicas: Iterable[p4runtime_pb2.Replica]) -> list[Replica]:
 
 
 def _replicas_to_proto(field: Any, replicas: list[Replica]) -> None:
-    for r in replicas:
+    """Ordered by (instance, port), as PI keeps them; each in the form (port bytes or egress_port) it was written."""
+    for r in sorted(replicas, key=lambda r: (r.rid, r.port)):
         msg = field.add(instance=r.rid)
         if r.port_bytes is not None:
             msg.port = encode_bytes(r.port)
@@ -784,10 +804,11 @@ def _counter_data(data: p4runtime_pb2.CounterData, unit: int, packets: int, nbyt
 
 
 def meter_config_from_proto(cfg: p4runtime_pb2.MeterConfig) -> MeterConfig:
+    """-1 is valid (P4Runtime: every packet is GREEN); any other negative value is not."""
     for name in ("cir", "cburst", "pir", "pburst"):
-        if getattr(cfg, name) < 0:
+        if getattr(cfg, name) < -1:
             raise _invalid(f"meter config: negative {name}")
-    if cfg.cir > cfg.pir:
+    if cfg.cir > cfg.pir >= 0:  # BMv2 refuses a committed rate above the peak rate
         raise _invalid("meter config: cir must not exceed pir")
     return MeterConfig(cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
 

@@ -121,8 +121,8 @@ class MeterCell:
 
     def configure(self, config: MeterConfig | None) -> None:
         self.config = config
-        if config is None:
-            self._buckets = []
+        if config is None or -1 in (config.cir, config.cburst, config.pir, config.pburst):
+            self._buckets = []  # unconfigured, or P4Runtime's -1: every packet GREEN
             return
         self._buckets = [
             [config.pir / 1e6, config.pburst, config.pburst, 0, RED],
@@ -584,9 +584,10 @@ class DigestList:
 
 
 class DigestState:
-    """A `digest` stream with P4Runtime list semantics: nothing flows until a DigestEntry configured it; samples are
-    batched up to `max_list_size` or `max_timeout_ns`; a sample already sent and not yet acked (or expired after
-    `ack_timeout_ns`) is not sent again. Completed lists go to `sink` (set by the P4Runtime server)."""
+    """A `digest` stream with PI's list semantics (`proto/frontend/src/digest_mgr.cpp`): nothing flows until a
+    DigestEntry configured it; a list goes out when it holds `max_list_size` samples (0: no size limit) or, at the
+    latest, `max_timeout_ns` after its first sample (0: at once); with `ack_timeout_ns > 0`, a sample pending or sent
+    and not yet acked (nor expired after `ack_timeout_ns`) is not reported again. Lists go to `sink`."""
 
     def __init__(self, name: str, id_: int, bitwidths: list[int]) -> None:
         self.name, self.id, self.bitwidths = name, id_, bitwidths
@@ -617,13 +618,15 @@ class DigestState:
             if self.config is None:
                 self.dropped += 1
                 return
-            if values in self._filter:
-                return
-            self._filter.add(values)
+            if self.config.ack_timeout_ns > 0:  # as PI: no duplicate filter without an ack timeout
+                if values in self._filter:
+                    return
+                self._filter.add(values)
             if not self._pending:
                 self._pending_since = now_ns
             self._pending.append(values)
-            if len(self._pending) >= max(self.config.max_list_size, 1):
+            size = self.config.max_list_size
+            if (size != 0 and len(self._pending) >= size) or self.config.max_timeout_ns == 0:
                 ready = self._take(now_ns)
         if ready is not None and self.sink is not None:
             self.sink(ready)
@@ -661,7 +664,8 @@ class DigestState:
         samples, self._pending = self._pending, []
         list_id = self._next_list_id
         self._next_list_id += 1
-        self._in_flight[list_id] = (samples, now_ns)
+        if self.config is not None and self.config.ack_timeout_ns > 0:  # only then are acks awaited
+            self._in_flight[list_id] = (samples, now_ns)
         return DigestList(self.id, list_id, samples, now_ns)
 
 

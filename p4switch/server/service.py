@@ -169,8 +169,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         try:
             self._check_device(request.device_id)
             config = self.config
-            if config is None:
-                raise RpcError(code_pb2.FAILED_PRECONDITION, "no forwarding pipeline config set for this device")
+            if config is None:  # PI answers an empty config
+                return response
             out = response.config
             kind = request.response_type
             if kind in (GetType.ALL, GetType.P4INFO_AND_COOKIE):
@@ -273,7 +273,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         elif kind == "digest_ack":
             self._digest_ack(stream, request.digest_ack)
         else:
-            self._stream_error(stream, code_pb2.UNIMPLEMENTED, f"unsupported stream message {kind}")
+            self._stream_error(stream, code_pb2.INVALID_ARGUMENT, f"invalid stream message request type {kind}")
 
     def _stream_error(self, stream: Stream, code: int, message: str, **detail: Any) -> None:
         msg = p4runtime_pb2.StreamMessageResponse()

@@ -136,7 +136,7 @@ def test_default_entries(codec: EntityCodec) -> None:
     with_counter = default.replace(" } } }", " } } counter_data { packet_count: 1 } }")
     assert code_of(codec, MODIFY, with_counter) == "INVALID_ARGUMENT"  # BMv2 counts hits only
     assert code_of(codec, MODIFY, "direct_counter_entry { table_entry { table_id: 33554433 "
-                                  "is_default_action: true } data { packet_count: 1 } }") == "INVALID_ARGUMENT"
+                                  "is_default_action: true } data { packet_count: 1 } }") == "UNIMPLEMENTED"  # as PI
     const = ('table_entry { table_id: 33554434 is_default_action: true '
              'action { action { action_id: 16777217 params { param_id: 1 value: "\\006" } } } }')
     assert code_of(codec, MODIFY, const) == "PERMISSION_DENIED"
@@ -246,3 +246,26 @@ def test_load_write_request(tmp_path: Path) -> None:
         load_write_request(state, None, bad)
     with pytest.raises(EntriesFileError):
         load_write_request(state, None, tmp_path / "missing.txtpb")
+
+
+@pytest.mark.parametrize(("kind", "text", "expected"), [
+    (INSERT, "packet_replication_engine_entry { multicast_group_entry { multicast_group_id: 32768 } }", "OUT_OF_RANGE"),
+    (INSERT, "packet_replication_engine_entry { clone_session_entry { session_id: 0 } }", "OUT_OF_RANGE"),
+    (INSERT, "packet_replication_engine_entry { clone_session_entry { session_id: 512 } }", "OUT_OF_RANGE"),
+    (INSERT, "packet_replication_engine_entry { clone_session_entry { session_id: 511 } }", "OK"),
+    (MODIFY, "counter_entry { counter_id: 302000001 data { packet_count: 1 } }", "UNIMPLEMENTED"),  # wildcard
+    (MODIFY, "meter_entry { meter_id: 335544321 config { cir: 1 cburst: 1 pir: 2 pburst: 2 } }", "UNIMPLEMENTED"),
+    (MODIFY, "meter_entry { meter_id: 335544321 index { index: 0 } config { cir: -2 } }", "INVALID_ARGUMENT"),
+    (MODIFY, 'table_entry { table_id: 33554433 is_default_action: true time_since_last_hit { } }', "INVALID_ARGUMENT"),
+])
+def test_pi_limits_and_unsupported_forms(codec: EntityCodec, kind: int, text: str, expected: str) -> None:
+    assert code_of(codec, kind, text) == expected
+
+
+def test_replicas_read_back_ordered_by_instance_then_port(codec: EntityCodec) -> None:
+    codec.write(INSERT, ent("packet_replication_engine_entry { multicast_group_entry { multicast_group_id: 9 "
+                            "replicas { egress_port: 3 instance: 2 } replicas { egress_port: 7 instance: 1 } "
+                            "replicas { egress_port: 1 instance: 2 } } }"))
+    [group] = codec.read(ent("packet_replication_engine_entry { multicast_group_entry { multicast_group_id: 9 } }"))
+    replicas = group.packet_replication_engine_entry.multicast_group_entry.replicas
+    assert [(r.instance, r.egress_port) for r in replicas] == [(1, 7), (2, 1), (2, 3)]

@@ -223,3 +223,28 @@ def test_direct_counters_and_meters_act_on_hits_only_as_in_bmv2() -> None:
     counter.count(miss_entry, 64)
     assert meter.execute(miss_entry, 10_000, 5) == GREEN
     assert (t.default_entry.packets, t.default_entry.bytes) == (0, 0)
+
+
+def test_meter_rate_minus_one_is_always_green() -> None:
+    cell = MeterCell()
+    cell.configure(MeterConfig(cir=-1, cburst=-1, pir=-1, pburst=-1))
+    assert [cell.execute(10_000, t) for t in range(5)] == [GREEN] * 5
+
+
+def test_digest_without_ack_timeout_reports_duplicates_and_size_zero_waits_for_the_timeout() -> None:
+    from p4switch.runtime.state import DigestState
+
+    digest = DigestState("d", 7, [8])
+    sent: list[DigestList] = []
+    digest.sink = sent.append
+    digest.configure(DigestConfig(max_timeout_ns=0, max_list_size=0, ack_timeout_ns=0))
+    digest.push((1,), 0)
+    digest.push((1,), 1)
+    assert [d.data for d in sent] == [[(1,)], [(1,)]]  # no filter without an ack timeout; timeout 0: at once
+    digest.configure(DigestConfig(max_timeout_ns=100, max_list_size=0, ack_timeout_ns=0))
+    digest.push((2,), 10)
+    digest.push((3,), 20)
+    digest.poll(50)
+    assert len(sent) == 2
+    digest.poll(110)
+    assert sent[-1].data == [(2,), (3,)]
