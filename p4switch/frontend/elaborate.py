@@ -228,9 +228,12 @@ class Elaborator:
                             visit(target.body)
 
         applied = self.applied_tables(decl)
+        no_action = self.no_action()
         for local in decl.locals:
             if isinstance(local, ast.TableDeclaration) and local in applied:
                 visit(local)
+                if not has_default_action(local) and no_action is not None and no_action not in seen:
+                    seen.append(no_action)
         visit(decl.body)
         for local in decl.locals:
             if isinstance(local, ast.ActionDeclaration) and local in seen:
@@ -239,6 +242,10 @@ class Elaborator:
         globals_first = [a for a in seen if id(a) not in order]
         locals_ = sorted((a for a in seen if id(a) in order), key=lambda a: order[id(a)])
         return globals_first + locals_
+
+    def no_action(self) -> ast.ActionDeclaration | None:
+        found = self.typed.globals.lookup_value("NoAction")
+        return found if isinstance(found, ast.ActionDeclaration) else None
 
     def applied_tables(self, decl: ast.ControlDeclaration) -> set[ast.TableDeclaration]:
         tables = set()
@@ -328,7 +335,16 @@ class Elaborator:
                 if isinstance(decl, ast.ActionDeclaration):
                     refs.append(cp.ActionRef(self.pipeline.action_names.get(decl, qualify(block.prefix, decl)),
                                              render_annotations(ref.annotations)))
+        no_action = self.no_action()
+        if not has_default_action(table) and no_action is not None:
+            # p4c's front end (CreateBuiltins): a table without a default action gets `@defaultonly NoAction`
+            # in its action list and `default_action = NoAction()`
+            name_na = self.pipeline.action_names.get(no_action, "NoAction")
+            if all(r.action != name_na for r in refs):
+                refs.append(cp.ActionRef(name_na, ["@defaultonly"]))
         default = None
+        if not has_default_action(table) and no_action is not None:
+            default = cp.DefaultAction(self.pipeline.action_names.get(no_action, "NoAction"), [], False)
         dprop = props.get("default_action")
         if isinstance(dprop, ast.DefaultActionProperty) and dprop.action is not None:
             decl = self.typed.refs.get(dprop.action)
@@ -506,6 +522,10 @@ class Elaborator:
                     for arg in a.args:
                         if isinstance(arg, ast.IntLiteral):
                             self.pipeline.field_lists.setdefault(arg.value, []).append(fnode.name)
+
+
+def has_default_action(table: ast.TableDeclaration) -> bool:
+    return any(isinstance(p, ast.DefaultActionProperty) and p.action is not None for p in table.properties)
 
 
 def key_name(e: ast.Expression, typed: TypedProgram) -> str:

@@ -78,3 +78,22 @@ def test_model_features_outside_the_corpus() -> None:
         jenkins_one_at_a_time(b"packet_in_t") & 0xFFFFFF)
     assert info.controller_packet_metadata[0].preamble.name == "packet_in"
     assert to_text(info).startswith("# proto-file: p4/config/v1/p4info.proto\n")
+
+
+def test_table_without_default_action_gets_defaultonly_noaction() -> None:
+    from compiler_support import program
+
+    from p4switch.compiler import compile_text
+
+    src = program(decls="header a_t { bit<8> x; } struct headers_t { a_t a; }",
+                  parser="state start { pkt.extract(h.a); transition accept; }",
+                  ingress_locals="action fwd(bit<9> p) { sm.egress_spec = p; } "
+                                 "table t { key = { h.a.x : exact; } actions = { fwd; } }",
+                  ingress="t.apply();", deparser="pkt.emit(h.a);")
+    info = compile_text(src, "nodefault").p4info
+    table = info.tables[0]
+    no_action = next(a.preamble.id for a in info.actions if a.preamble.name == "NoAction")
+    assert [(r.id, list(r.annotations), r.scope) for r in table.action_refs][-1] == (
+        no_action, ["@defaultonly"], table.action_refs[0].DEFAULT_ONLY)
+    assert table.initial_default_action.action_id == no_action
+    assert not table.const_default_action_id
