@@ -17,7 +17,7 @@ import numpy as np
 from hostagent import protocol as P
 from hostagent import quantize as Q
 from hostagent.codec import ChunkHeaders, Endpoints, build_template, fill_frames, parse_payload
-from hostagent.transport import L4_PAYLOAD, Transport
+from hostagent.transport import L4_PAYLOAD, Frame, Transport, frame_view
 from hostagent.worker import Worker
 
 
@@ -76,8 +76,8 @@ class EchoSwitch(Transport):
     def __init__(self) -> None:
         self._out: queue.SimpleQueue[bytes] = queue.SimpleQueue()
 
-    def send(self, frame: bytes | bytearray | memoryview) -> None:
-        payload = bytearray(memoryview(frame)[L4_PAYLOAD:])
+    def send(self, frame: Frame) -> None:
+        payload = bytearray(frame_view(frame)[L4_PAYLOAD:])
         payload[P.OFF_FMT_FLAGS] |= P.FLAG_RESULT
         self._out.put(bytes(payload))
 

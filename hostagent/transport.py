@@ -19,12 +19,23 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from hostagent.exceptions import NoRouteError
 
 ETH_LEN, IPV4_LEN, UDP_LEN = 14, 20, 8
 #: Offset of the UDP payload in an untagged Ethernet/IPv4 (no options)/UDP frame.
 L4_PAYLOAD = ETH_LEN + IPV4_LEN + UDP_LEN
 _ETH_P_ALL = 0x0003
+
+#: What `Transport.send` takes: any buffer holding one whole frame (a row of the worker's frame array, or bytes).
+Frame = bytes | bytearray | memoryview | npt.NDArray[np.uint8]
+
+
+def frame_view(frame: Frame) -> memoryview:
+    """A zero-copy byte view of a frame, whatever buffer holds it."""
+    return frame.data if isinstance(frame, np.ndarray) else memoryview(frame)
 
 
 def udp_payload(frame: bytes, port: int) -> bytes | None:
@@ -40,7 +51,7 @@ class Transport(ABC):
     """Sends whole frames, receives UDP payloads addressed to the aggregation port."""
 
     @abstractmethod
-    def send(self, frame: bytes | bytearray | memoryview) -> None: ...
+    def send(self, frame: Frame) -> None: ...
 
     @abstractmethod
     def recv(self, timeout: float) -> bytes | None:
@@ -71,9 +82,9 @@ class UdpTransport(Transport):
             self.sock.close()
             raise NoRouteError(f"no route to the switch at {switch_addr}:{agg_port}: {exc.strerror}") from None
 
-    def send(self, frame: bytes | bytearray | memoryview) -> None:
+    def send(self, frame: Frame) -> None:
         try:
-            self.sock.send(memoryview(frame)[L4_PAYLOAD:])
+            self.sock.send(frame_view(frame)[L4_PAYLOAD:])
         except ConnectionRefusedError:
             pass  # an ICMP error for an earlier datagram; the window's timers recover like from a loss
         except OSError as exc:
@@ -105,8 +116,8 @@ class PacketSocketTransport(Transport):
             raise NoRouteError(f"cannot open interface {interface!r}: {exc.strerror}") from None
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
 
-    def send(self, frame: bytes | bytearray | memoryview) -> None:
-        self.sock.send(frame)
+    def send(self, frame: Frame) -> None:
+        self.sock.send(frame_view(frame))
 
     def recv(self, timeout: float) -> bytes | None:
         ready, _, _ = select.select([self.sock], [], [], max(timeout, 0.0))
@@ -166,7 +177,7 @@ class SwitchPortTransport(Transport):
         self.udp_port = udp_port
         self._queue = ports._queues[port]
 
-    def send(self, frame: bytes | bytearray | memoryview) -> None:
+    def send(self, frame: Frame) -> None:
         self.ports.inject(self.port, bytes(frame))
 
     def recv(self, timeout: float) -> bytes | None:

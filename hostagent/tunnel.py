@@ -14,7 +14,7 @@ import struct
 import threading
 
 from hostagent.exceptions import NoRouteError
-from hostagent.transport import SwitchLike, Transport, udp_payload
+from hostagent.transport import Frame, SwitchLike, Transport, udp_payload
 
 _PORT = struct.Struct("!H")
 
@@ -78,7 +78,7 @@ class TunnelTransport(Transport):
             self.sock.close()
             raise NoRouteError(f"no route to the frame tunnel at {tunnel[0]}:{tunnel[1]}: {exc.strerror}") from None
 
-    def send(self, frame: bytes | bytearray | memoryview) -> None:
+    def send(self, frame: Frame) -> None:
         try:
             self.sock.send(self.prefix + bytes(frame))
         except ConnectionRefusedError:
