@@ -380,9 +380,7 @@ class TypeChecker:
                 sscope = inner.child()
                 for st in s.statements:
                     self.stmt(sscope, st)
-                if s.transition is None:
-                    self.error(s.loc, f"{s.name}: state has no transition")
-                else:
+                if s.transition is not None:  # none: an implicit transition to reject, as p4c does
                     self.transition(sscope, s.transition)
         finally:
             self._in_parser -= 1
