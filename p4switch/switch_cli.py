@@ -31,6 +31,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run the embedded v1model switch. Flags follow BMv2's simple_switch / simple_switch_grpc.",
     )
     p.add_argument("device_config", nargs="?", metavar="DEVICE_CONFIG", help="compiler output (<name>.json)")
+    p.add_argument(
+        "target_options", nargs="*", metavar="-- TARGET_OPTIONS",
+        help="BMv2-style target options after `--`: --grpc-server-addr, --cpu-port, --priority-queues, "
+        "--grpc-server-ssl, --grpc-server-cert, --grpc-server-key, --grpc-server-cacert, --grpc-server-with-client-auth",
+    )
+    p.add_argument("--grpc-server-ssl", action="store_true", help="serve P4Runtime over TLS")
+    p.add_argument("--grpc-server-cert", metavar="PEM", help="server certificate (with --grpc-server-ssl)")
+    p.add_argument("--grpc-server-key", metavar="PEM", help="server private key (with --grpc-server-ssl)")
+    p.add_argument("--grpc-server-cacert", metavar="PEM", help="CA that signs client certificates")
+    p.add_argument("--grpc-server-with-client-auth", action="store_true", help="require client certificates")
     p.add_argument("--no-p4", action="store_true", help="start without a pipeline (push one over P4Runtime)")
     p.add_argument(
         "-i", "--interface", action="append", default=[], metavar="N@NAME",
@@ -66,12 +76,61 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     _configure_logging(args)
     try:
+        _merge_target_options(args)
         if args.use_files is not None:
             return _run_files(args)
         return _run_live(args)
     except P4SwitchError as exc:
         print(f"p4ina switch: error: {_one_line(exc)}", file=sys.stderr)
         return 1
+
+
+def _merge_target_options(args: argparse.Namespace) -> None:
+    """simple_switch_grpc takes its target options after `--` (`... -- --grpc-server-addr 0.0.0.0:9559
+    --cpu-port 255`): accept the same, so scripts written for BMv2 run unchanged."""
+    rest = list(args.target_options or [])
+    if args.device_config is not None and args.device_config.startswith("-"):
+        rest.insert(0, args.device_config)  # after `--`, argparse hands the first option to DEVICE_CONFIG
+        args.device_config = None
+    if not rest:
+        return
+    target = argparse.ArgumentParser(prog="p4ina switch --", add_help=False, exit_on_error=False)
+    target.add_argument("--grpc-server-addr")
+    target.add_argument("--cpu-port", type=int)
+    target.add_argument("--priority-queues", type=int)
+    target.add_argument("--device-id", type=int)
+    target.add_argument("--grpc-server-ssl", action="store_true")
+    target.add_argument("--grpc-server-cert")
+    target.add_argument("--grpc-server-key")
+    target.add_argument("--grpc-server-cacert")
+    target.add_argument("--grpc-server-with-client-auth", action="store_true")
+    try:
+        opts, unknown = target.parse_known_args(rest)
+    except argparse.ArgumentError as exc:
+        raise SwitchStartError(f"bad target option: {exc}") from None
+    if unknown:
+        raise SwitchStartError(f"unknown target option(s): {' '.join(unknown)}")
+    for name, value in vars(opts).items():
+        if value not in (None, False):
+            setattr(args, name, value)
+
+
+def _tls_options(args: argparse.Namespace) -> Any:
+    if not args.grpc_server_ssl:
+        if args.grpc_server_cert or args.grpc_server_key:
+            raise SwitchStartError("--grpc-server-cert/--grpc-server-key need --grpc-server-ssl")
+        return None
+    if not args.grpc_server_cert or not args.grpc_server_key:
+        raise SwitchStartError("--grpc-server-ssl needs --grpc-server-cert and --grpc-server-key")
+    if args.grpc_server_with_client_auth and not args.grpc_server_cacert:
+        raise SwitchStartError("--grpc-server-with-client-auth needs --grpc-server-cacert")
+    from p4switch.server import TlsOptions
+
+    return TlsOptions(
+        cert=Path(args.grpc_server_cert),
+        key=Path(args.grpc_server_key),
+        client_ca=Path(args.grpc_server_cacert) if args.grpc_server_with_client_auth else None,
+    )
 
 
 def _one_line(exc: BaseException) -> str:
@@ -287,7 +346,9 @@ def _run_live(args: argparse.Namespace) -> int:
         if args.pcap is not None:
             switch.enable_capture(args.pcap)
         if args.grpc_server_addr:
-            server = _start_server(switch, args.grpc_server_addr, args.device_id)
+            server = _start_server(switch, args.grpc_server_addr, args.device_id, _tls_options(args))
+        elif args.grpc_server_ssl:
+            raise SwitchStartError("--grpc-server-ssl needs --grpc-server-addr")
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
             stop.set()
@@ -314,7 +375,7 @@ def _run_live(args: argparse.Namespace) -> int:
     return 0
 
 
-def _start_server(switch: Any, address: str, device_id: int) -> Any:
+def _start_server(switch: Any, address: str, device_id: int, tls: Any = None) -> Any:
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise SwitchStartError(f"bad --grpc-server-addr {address!r}: expected HOST:PORT")
@@ -325,7 +386,7 @@ def _start_server(switch: Any, address: str, device_id: int) -> Any:
     except ImportError as exc:
         raise SwitchStartError(f"the P4Runtime server is not available: {exc}") from None
     try:
-        server = P4RuntimeServer(switch, address=address, device_id=device_id)
+        server = P4RuntimeServer(switch, address=address, device_id=device_id, tls=tls)
         server.start()
     except P4SwitchError:
         raise

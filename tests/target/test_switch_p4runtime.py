@@ -101,3 +101,41 @@ def test_busy_grpc_port_is_a_one_line_error(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().startswith("p4ina switch: error:") and str(port) in result.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_bmv2_style_target_options_after_double_dash(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+
+    from switch_cli_runner import switch_command
+
+    port = free_port()
+    proc = subprocess.Popen(
+        switch_command(["--no-p4", "--", "--grpc-server-addr", f"127.0.0.1:{port}", "--cpu-port", "255"]),
+        cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert f"P4Runtime on 127.0.0.1:{port}" in line, line
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            reply = p4runtime_pb2_grpc.P4RuntimeStub(channel).Capabilities(p4runtime_pb2.CapabilitiesRequest())
+            assert reply.p4runtime_api_version
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_unknown_target_option_is_a_one_line_error(tmp_path: Path) -> None:
+    result = run_switch(["--no-p4", "--", "--thrift-port", "9090"], tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == "p4ina switch: error: unknown target option(s): --thrift-port 9090"
