@@ -12,6 +12,7 @@ Entry points: `parse_program(path, include_dirs, defines)` and `parse_text(text,
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import NoReturn, TypeVar
 
@@ -1388,13 +1389,22 @@ class Parser:
 # ================================================================================================== entry points
 
 
+#: Recursion budget while parsing: long `else if` chains nest one level per branch (Python 3.11 calls between
+#: Python functions do not grow the C stack, so a higher limit is safe here).
+PARSE_RECURSION_LIMIT = 20_000
+
+
 def parse_tokens(tokens: list[Token], sources: SourceManager | None = None) -> ast.Program:
     parser = Parser(tokens, sources)
+    saved_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(saved_limit, PARSE_RECURSION_LIMIT))
     try:
         return parser.parse_program()
     except RecursionError:
         parser.speculating = 0
         parser.fail("program nested too deeply to parse")
+    finally:
+        sys.setrecursionlimit(saved_limit)
 
 
 def parse_program(

@@ -80,8 +80,14 @@ def test_control_without_apply() -> None:
 
 
 def test_deep_nesting_is_a_diagnostic_not_a_crash() -> None:
-    message = error_of("const bit<8> x = " + "(" * 5000 + "1" + ")" * 5000 + ";")
+    message = error_of("const bit<8> x = " + "(" * 50_000 + "1" + ")" * 50_000 + ";")
     assert "nested too deeply" in message
+
+
+def test_long_else_if_chains_parse() -> None:
+    body = " else ".join(f"if (x == {i}) {{ y = {i}; }}" for i in range(1500))
+    program = parse_text("control C(inout bit<16> x, inout bit<16> y) { apply { " + body + " } }", "t.p4")
+    assert program.declarations
 
 
 _P4_TOKENS = [
