@@ -1,7 +1,9 @@
-"""Mastership arbitration by election id, per role, as the P4Runtime spec and PI define it: the stream with the
-highest election id is the primary (told OK), the others are backups (told ALREADY_EXISTS with the primary's id);
-a duplicate election id ends the new stream with INVALID_ARGUMENT; when the primary leaves or is outbid, the
-new primary and the backups are told. A stream without an election id (or 0) can never be primary."""
+"""Mastership arbitration by election id, per role, as PI's server (`proto/server/pi_server.cpp`) does it: the
+stream with the highest election id is the primary (told OK), the others are backups (told ALREADY_EXISTS); every
+answer carries the primary's election id. A second stream with an election id already in use is ended with
+INVALID_ARGUMENT, a 17th stream with RESOURCE_EXHAUSTED, a device id change on a stream with FAILED_PRECONDITION.
+When the primary changes (outbid, or gone), every stream of the role is told. As in PI, 0 (or no election id) is
+an election id like any other, and while no stream exists a request without an election id may write."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from p4.v1 import p4runtime_pb2
 from p4switch.server.errors import RpcError
 
 CLOSE = object()  # outbox sentinel: end the stream normally
+MAX_STREAMS = 16  # PI's DeviceState::max_connections
 
 
 def election_value(uint128: p4runtime_pb2.Uint128) -> int:
@@ -27,7 +30,7 @@ class Stream:
 
     peer: str = ""
     outbox: queue.Queue[object] = field(default_factory=queue.Queue)
-    device_id: int | None = None
+    device_id: int | None = None  # None until the first arbitration update
     role: str = ""
     election_id: int = 0
 
@@ -52,36 +55,42 @@ class Arbitrator:
             return self._primary(role)
 
     def _primary(self, role: str) -> Stream | None:
-        candidates = [s for s in self._streams if s.role == role and s.election_id > 0]
-        return max(candidates, key=lambda s: s.election_id, default=None)
+        return max((s for s in self._streams if s.role == role), key=lambda s: s.election_id, default=None)
 
-    def is_primary(self, role: str, election_id: int) -> bool:
-        """Whether a Write/SetForwardingPipelineConfig carrying `election_id` comes from the role's primary."""
-        primary = self.primary(role)
-        return primary is not None and election_id == primary.election_id
+    def may_write(self, role: str, election_id: p4runtime_pb2.Uint128, has_election_id: bool) -> bool:
+        """Whether a Write/SetForwardingPipelineConfig comes from the role's primary (or, with no stream at all,
+        carries no election id: PI's allowance for debugging tools)."""
+        with self._lock:
+            primary = self._primary(role)
+            if primary is None:
+                return not has_election_id and not self._streams
+            return election_value(election_id) == primary.election_id
 
     def arbitrate(self, stream: Stream, update: p4runtime_pb2.MasterArbitrationUpdate) -> None:
         if update.device_id != self.device_id:
             raise RpcError(code_pb2.NOT_FOUND, f"unknown device id {update.device_id} (this is {self.device_id})")
+        if stream.device_id is not None and stream.device_id != update.device_id:
+            raise RpcError(code_pb2.FAILED_PRECONDITION, "Invalid device id")
         role = update.role.name if update.HasField("role") else ""
-        election_id = election_value(update.election_id) if update.HasField("election_id") else 0
+        election_id = election_value(update.election_id)
         with self._lock:
-            if election_id > 0 and any(
-                s is not stream and s.role == role and s.election_id == election_id for s in self._streams
-            ):
-                raise RpcError(code_pb2.INVALID_ARGUMENT, f"election id {election_id} is already in use")
-            old_primary = self._primary(role)
-            old_primary_id = old_primary.election_id if old_primary else 0
-            if stream.role != role and stream in self._streams:
-                self._streams.remove(stream)
+            known = stream in self._streams
+            if known and (stream.role, stream.election_id) == (role, election_id):
+                return
+            if not known and len(self._streams) >= MAX_STREAMS:
+                raise RpcError(code_pb2.RESOURCE_EXHAUSTED, "Too many connections")
+            if any(s is not stream and s.role == role and s.election_id == election_id for s in self._streams):
+                raise RpcError(code_pb2.INVALID_ARGUMENT, f"election id {election_id} already exists")
+            old_primaries = {r: self._primary(r) for r in {role, stream.role}}
             stream.device_id, stream.role, stream.election_id = update.device_id, role, election_id
-            if stream not in self._streams:
+            if not known:
                 self._streams.append(stream)
-            new_primary = self._primary(role)
-            changed = new_primary is not old_primary or (new_primary and new_primary.election_id != old_primary_id)
-            targets = [s for s in self._streams if s.role == role] if changed else [stream]
-            for s in targets:
-                s.send(self._update_for(s, role, new_primary))
+            for r, old in old_primaries.items():
+                new = self._primary(r)
+                if new is not old:
+                    self._notify_role(r, new)
+                elif stream.role == r:
+                    stream.send(self._update_for(stream, r, new))
 
     def remove(self, stream: Stream) -> None:
         with self._lock:
@@ -90,14 +99,16 @@ class Arbitrator:
             was_primary = self._primary(stream.role) is stream
             self._streams.remove(stream)
             if was_primary:
-                new_primary = self._primary(stream.role)
-                for s in self._streams:
-                    if s.role == stream.role:
-                        s.send(self._update_for(s, stream.role, new_primary))
+                self._notify_role(stream.role, self._primary(stream.role))
 
     def streams(self) -> list[Stream]:
         with self._lock:
             return list(self._streams)
+
+    def _notify_role(self, role: str, primary: Stream | None) -> None:
+        for s in self._streams:
+            if s.role == role:
+                s.send(self._update_for(s, role, primary))
 
     def _update_for(self, s: Stream, role: str, primary: Stream | None) -> p4runtime_pb2.StreamMessageResponse:
         msg = p4runtime_pb2.StreamMessageResponse()
@@ -108,9 +119,7 @@ class Arbitrator:
         if primary is not None:
             arb.election_id.high, arb.election_id.low = primary.election_id >> 64, primary.election_id & ((1 << 64) - 1)
         if primary is s:
-            arb.status.CopyFrom(status_pb2.Status(code=code_pb2.OK, message="primary"))
-        elif primary is not None:
-            arb.status.CopyFrom(status_pb2.Status(code=code_pb2.ALREADY_EXISTS, message="backup"))
+            arb.status.CopyFrom(status_pb2.Status(code=code_pb2.OK, message="Is primary"))
         else:
-            arb.status.CopyFrom(status_pb2.Status(code=code_pb2.NOT_FOUND, message="no primary"))
+            arb.status.CopyFrom(status_pb2.Status(code=code_pb2.ALREADY_EXISTS, message="Is backup"))
         return msg

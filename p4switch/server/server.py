@@ -14,6 +14,7 @@ from p4.v1 import p4runtime_pb2_grpc
 
 from p4switch.exceptions import SwitchStartError
 from p4switch.server.admin import AdminService, generic_handler
+from p4switch.server.arbitration import MAX_STREAMS
 from p4switch.server.device import Device
 from p4switch.server.service import P4RuntimeService
 
@@ -41,7 +42,8 @@ class P4RuntimeServer:
     """Serve `device` over P4Runtime at `address` (`host:port`; port 0 picks a free port, see `.port`)."""
 
     def __init__(self, device: Device, *, address: str = DEFAULT_ADDRESS, device_id: int = 0,
-                 tls: TlsOptions | None = None, max_workers: int = 16) -> None:
+                 tls: TlsOptions | None = None, max_workers: int = MAX_STREAMS + 16) -> None:
+        # every open StreamChannel holds a worker thread: room for PI's 16 streams plus unary calls
         self.device = device
         self.address = address
         self.device_id = device_id

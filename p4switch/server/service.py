@@ -21,7 +21,7 @@ from p4.v1 import p4data_pb2, p4runtime_pb2, p4runtime_pb2_grpc
 from p4switch.runtime.entries import EntityCodec, apply_updates, encode_bytes
 from p4switch.runtime.state import DigestList, RuntimeState, RuntimeStateError
 from p4switch.server import pipeline
-from p4switch.server.arbitration import CLOSE, Arbitrator, Stream, election_value
+from p4switch.server.arbitration import CLOSE, Arbitrator, Stream
 from p4switch.server.device import Device
 from p4switch.server.errors import RpcError
 from p4switch.server.packetio import ControllerHeader
@@ -90,9 +90,10 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             assert codec is not None
         return codec
 
-    def _require_primary(self, role: str, election_id: p4runtime_pb2.Uint128) -> None:
-        if not self.arbitrator.is_primary(role, election_value(election_id)):
-            raise RpcError(code_pb2.PERMISSION_DENIED, "not the primary client (election id)")
+    def _require_primary(self, request: p4runtime_pb2.WriteRequest | p4runtime_pb2.SetForwardingPipelineConfigRequest
+                         ) -> None:
+        if not self.arbitrator.may_write(request.role, request.election_id, request.HasField("election_id")):
+            raise RpcError(code_pb2.PERMISSION_DENIED, "Not primary")
 
     def _bind(self, state: RuntimeState) -> None:
         """Attach to a newly installed state: codec, controller headers, digest delivery."""
@@ -121,7 +122,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                                     context: grpc.ServicerContext) -> p4runtime_pb2.SetForwardingPipelineConfigResponse:
         try:
             self._check_device(request.device_id)
-            self._require_primary(request.role, request.election_id)
+            self._require_primary(request)
             self._set_pipeline(request)
         except RpcError as exc:
             _fail(context, exc.code, exc.message)
@@ -169,8 +170,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         try:
             self._check_device(request.device_id)
             config = self.config
-            if config is None:  # PI answers an empty config
-                return response
+            if config is None:
+                raise RpcError(code_pb2.FAILED_PRECONDITION, "No forwarding pipeline config set for this device")
             out = response.config
             kind = request.response_type
             if kind in (GetType.ALL, GetType.P4INFO_AND_COOKIE):
@@ -186,7 +187,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def Write(self, request: p4runtime_pb2.WriteRequest, context: grpc.ServicerContext) -> p4runtime_pb2.WriteResponse:
         try:
             self._check_device(request.device_id)
-            self._require_primary(request.role, request.election_id)
+            self._require_primary(request)
             codec = self._codec_or_fail()
             if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
                 raise RpcError(code_pb2.UNIMPLEMENTED, "only CONTINUE_ON_ERROR atomicity is supported")
@@ -266,8 +267,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         if kind == "arbitration":
             self.arbitrator.arbitrate(stream, request.arbitration)
             return
-        if stream.device_id is None:
-            raise RpcError(code_pb2.FAILED_PRECONDITION, "the first stream message must be an arbitration update")
+        if stream.device_id is None:  # PI ignores these; a StreamError says why
+            self._stream_error(stream, code_pb2.FAILED_PRECONDITION, "no arbitration update on this stream yet")
+            return
         if kind == "packet":
             self._packet_out_from(stream, request.packet)
         elif kind == "digest_ack":

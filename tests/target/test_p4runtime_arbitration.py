@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from p4.v1 import p4runtime_pb2
+from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 from p4runtime_support import Client, code_name, grpc_code_name, load_p4info, table_update
 
 from p4switch.server import P4RuntimeServer, StateDevice
@@ -93,3 +93,48 @@ def test_a_stream_for_another_device_is_refused(address: str, clients: list[Clie
     clients.append(stranger)
     assert stranger.arbitrate() is None
     assert stranger.stream_error is not None and stranger.stream_error.code().name == "NOT_FOUND"
+
+
+def test_pi_conventions_election_id_zero_tooling_writes_and_stream_limits(address: str, clients: list[Client]) -> None:
+    """As PI: with no stream at all a request without an election id may write (grpc_cli and friends); 0 is an
+    election id like any other; at most 16 streams; a stream may not switch device ids."""
+    channel = grpc.insecure_channel(address)
+    stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
+    try:
+        req = p4runtime_pb2.SetForwardingPipelineConfigRequest(
+            device_id=0, action=p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT)
+        req.config.p4info.CopyFrom(load_p4info("runtime_tables"))
+        stub.SetForwardingPipelineConfig(req)  # no stream, no election id: accepted
+        write = p4runtime_pb2.WriteRequest(device_id=0, updates=[table_update(INSERT, lpm_entry(10, 1))])
+        stub.Write(write)
+
+        zero = Client(address, election_id=0)
+        clients.append(zero)
+        assert code_name(zero.arbitrate().arbitration.status.code) == "OK"  # 0 is a valid election id
+        with pytest.raises(grpc.RpcError) as denied:
+            stub.Write(p4runtime_pb2.WriteRequest(device_id=0, updates=[table_update(INSERT, lpm_entry(11, 1))],
+                                                  election_id=p4runtime_pb2.Uint128(low=3)))
+        assert grpc_code_name(denied.value) == "PERMISSION_DENIED"
+        assert zero.write_updates(table_update(INSERT, lpm_entry(11, 1))) == ("OK", [])
+
+        for election in range(1, 16):
+            extra = Client(address, election_id=100 + election)
+            clients.append(extra)
+            assert extra.arbitrate() is not None
+        assert zero.next("arbitration") is not None  # told about the new primaries
+        seventeenth = Client(address, election_id=999)
+        clients.append(seventeenth)
+        assert seventeenth.arbitrate() is None
+        assert seventeenth.stream_error is not None
+        assert seventeenth.stream_error.code().name == "RESOURCE_EXHAUSTED"
+
+        mover = clients[-2]
+        msg = p4runtime_pb2.StreamMessageRequest()
+        msg.arbitration.device_id = 1
+        msg.arbitration.election_id.low = mover.election_id
+        mover.send(msg)
+        while mover.next("arbitration") is not None:  # drain notifications until the stream ends
+            pass
+        assert mover.stream_error is not None and mover.stream_error.code().name == "NOT_FOUND"
+    finally:
+        channel.close()

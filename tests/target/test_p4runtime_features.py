@@ -177,8 +177,9 @@ def test_get_forwarding_pipeline_config_response_types(server: P4RuntimeServer) 
     client = Client(f"127.0.0.1:{server.port}", election_id=1)
     try:
         client.arbitrate()
-        empty = client.stub.GetForwardingPipelineConfig(Get(device_id=0))  # PI: no config is an empty config
-        assert not empty.config.HasField("p4info") and empty.config.p4_device_config == b""
+        with pytest.raises(grpc.RpcError) as exc:
+            client.stub.GetForwardingPipelineConfig(Get(device_id=0))
+        assert grpc_code_name(exc.value) == "FAILED_PRECONDITION"
         req = Set(device_id=0, action=Set.VERIFY_AND_COMMIT)
         req.election_id.low = 1
         req.config.p4info.CopyFrom(p4info())
