@@ -30,6 +30,28 @@ class SlotVersions:
         return len(self.bits)
 
 
+class RttEstimator:
+    """Retransmission timeout from measured round trips (RFC 6298: SRTT + 4 RTTVAR, clamped), so that a slow,
+    loaded switch does not drown in spurious retransmissions and a fast one recovers losses quickly. Only chunks
+    answered without a retransmission are sampled (Karn's rule). Lives as long as the worker, like the versions."""
+
+    def __init__(self, initial: float, *, min_rto: float = 0.01, max_rto: float = 1.0) -> None:
+        self.min_rto, self.max_rto = min_rto, max(max_rto, min_rto)
+        self.rto = min(max(initial, min_rto), self.max_rto)
+        self.srtt: float | None = None
+        self.rttvar = 0.0
+        self.samples = 0
+
+    def sample(self, rtt: float) -> None:
+        if self.srtt is None:
+            self.srtt, self.rttvar = rtt, rtt / 2
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
+        self.samples += 1
+        self.rto = min(max(self.srtt + 4 * self.rttvar, self.min_rto), self.max_rto)
+
+
 @dataclass(frozen=True)
 class Send:
     """One packet to (re)send: chunk `seq` into `slot` with `version`; `retry` > 0 marks a retransmission."""
@@ -47,13 +69,14 @@ class _Outstanding:
     deadline: float
     retries: int
     timeout: float
+    sent_at: float
 
 
 class SlotWindow:
     """Which chunk each slot carries, when to retransmit it, and which RESULTs are genuine.
 
-    `timeout` is the first retransmission timeout; each retransmission of the same chunk multiplies it by
-    `backoff` up to `max_timeout`. After `max_retries` retransmissions of one chunk without a RESULT,
+    `timeout` is the first retransmission timeout (or, with `rtt`, the estimator's current RTO); each retransmission
+    of the same chunk multiplies it by `backoff` up to `max_timeout`. After `max_retries` retransmissions of one chunk without a RESULT,
     `expired()` raises `AllReduceTimeoutError` listing every chunk still missing."""
 
     def __init__(
@@ -68,6 +91,7 @@ class SlotWindow:
         max_timeout: float = 1.0,
         job: int = 0,
         rank: int = 0,
+        rtt: RttEstimator | None = None,
     ) -> None:
         self.n_chunks = n_chunks
         self.versions = versions
@@ -79,6 +103,7 @@ class SlotWindow:
         self.clock = clock
         self.job = job
         self.rank = rank
+        self.rtt = rtt
         self._slots: dict[int, _Outstanding] = {}
         self._done = 0
         self.retransmissions = 0
@@ -91,7 +116,9 @@ class SlotWindow:
 
     def _issue(self, slot: int, seq: int) -> Send:
         version = self.versions.bits[slot]
-        self._slots[slot] = _Outstanding(seq, version, self.clock() + self.timeout, 0, self.timeout)
+        now = self.clock()
+        timeout = self.rtt.rto if self.rtt is not None else self.timeout
+        self._slots[slot] = _Outstanding(seq, version, now + timeout, 0, timeout, now)
         return Send(slot, seq, version)
 
     # -- receiving -----------------------------------------------------------------------------------------------
@@ -107,7 +134,9 @@ class SlotWindow:
         Call only after `expects()` returned True: a stale, duplicated or forged RESULT must be dropped first."""
         if not self.expects(slot, seq, version):
             raise ValueError(f"no chunk {seq} (version {version}) outstanding in slot {slot}")
-        del self._slots[slot]
+        done = self._slots.pop(slot)
+        if self.rtt is not None and done.retries == 0:
+            self.rtt.sample(self.clock() - done.sent_at)
         self.versions.bits[slot] ^= 1
         self._done += 1
         nxt = seq + self.n_slots

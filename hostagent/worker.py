@@ -28,7 +28,7 @@ from hostagent.codec import ChunkHeaders, Endpoints, build_template, fill_frames
 from hostagent.exceptions import AllReduceTimeoutError, JobNotAdmittedError, ProtocolError, QuantizationError
 from hostagent.transport import Transport
 from hostagent.validate import check_array
-from hostagent.window import Send, SlotVersions, SlotWindow
+from hostagent.window import RttEstimator, Send, SlotVersions, SlotWindow
 
 FORMATS = {"int32": P.FMT_INT32, "int16": P.FMT_INT16, "int8": P.FMT_INT8}
 _FMT_BITS = {P.FMT_INT32: 32, P.FMT_INT16: 16, P.FMT_INT8: 8}
@@ -79,6 +79,8 @@ class Worker:
         endpoints: Endpoints | None = None,
         timeout: float = 0.05,
         max_timeout: float = 1.0,
+        min_timeout: float = 0.01,
+        adaptive_timeout: bool = True,
         backoff: float = 2.0,
         max_retries: int = 20,
         exponent_headroom: int = 1,
@@ -109,6 +111,7 @@ class Worker:
         self.exponent_headroom = exponent_headroom
         self.clock = clock
         self.versions = SlotVersions(pool_size)
+        self.rtt = RttEstimator(timeout, min_rto=min_timeout, max_rto=max_timeout) if adaptive_timeout else None
         self.stats = WorkerStats()
         self.last_exponent: int | None = None
         self._templates = {f: build_template(self.endpoints, f) for f in {P.FMT_INT32, self.fmt}}
@@ -236,6 +239,7 @@ class Worker:
             max_timeout=self.max_timeout,
             job=self.job,
             rank=self.rank,
+            rtt=self.rtt,
         )
         reasm = Reassembly(plan, np.int64)
         overflow = False

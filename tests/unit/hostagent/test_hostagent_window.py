@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hostagent.exceptions import AllReduceTimeoutError
-from hostagent.window import SlotVersions, SlotWindow
+from hostagent.window import RttEstimator, SlotVersions, SlotWindow
 
 
 class Clock:
@@ -83,3 +83,31 @@ def test_retry_now_rearms_without_consuming_a_retry() -> None:
     again = w.retry_now(0)
     assert again is not None and again.seq == 0 and w.retransmissions == 1
     assert w.retry_now(1) is None
+
+
+def test_rtt_estimator_follows_rfc6298_and_clamps() -> None:
+    rtt = RttEstimator(0.05, min_rto=0.01, max_rto=1.0)
+    assert rtt.rto == 0.05 and rtt.srtt is None
+    rtt.sample(0.1)
+    assert rtt.srtt == 0.1 and rtt.rttvar == 0.05 and rtt.rto == pytest.approx(0.3)
+    for _ in range(50):
+        rtt.sample(0.001)
+    assert rtt.rto == 0.01  # clamped at the floor
+    for _ in range(5):
+        rtt.sample(5.0)
+    assert rtt.rto == 1.0  # and at the ceiling
+
+
+def test_window_samples_only_unretransmitted_chunks() -> None:
+    clock = Clock()
+    rtt = RttEstimator(0.1, min_rto=0.001, max_rto=2.0)
+    w = SlotWindow(4, SlotVersions(2), timeout=0.1, max_retries=5, clock=clock, rtt=rtt)
+    w.start()
+    clock.t = 0.02
+    nxt = w.complete(0, 0, 0)
+    assert rtt.samples == 1 and rtt.srtt == pytest.approx(0.02)
+    assert nxt is not None
+    clock.t = 0.2
+    assert {s.seq for s in w.expired()} == {1, 2}  # chunk 2 was armed with the new, shorter RTO
+    w.complete(1, 1, 0)
+    assert rtt.samples == 1  # Karn: a retransmitted chunk's round trip is ambiguous
