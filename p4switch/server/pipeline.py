@@ -36,6 +36,14 @@ def from_request(config: p4runtime_pb2.ForwardingPipelineConfig) -> PipelineConf
     return PipelineConfig(p4info, config.p4_device_config, cookie, p4info.SerializeToString())
 
 
+def from_state(state: RuntimeState) -> PipelineConfig:
+    """The config of a pipeline the switch was started with: its P4Info, so that clients can fetch it; the device
+    config bytes stay with the switch."""
+    p4info = p4info_pb2.P4Info()
+    p4info.CopyFrom(state.p4info)
+    return PipelineConfig(p4info, b"", None, p4info.SerializeToString())
+
+
 def verify(config: PipelineConfig) -> None:
     """Check that the P4Info is usable and the device config parses and fits it, with no side effect."""
     if not config.p4info.ListFields():

@@ -73,6 +73,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.counters = {"packet_in": 0, "packet_in_dropped": 0, "packet_out": 0, "digest_lists": 0}
         device.packet_in_sink = self._on_packet_in
         if device.state is not None:  # a switch started with a pipeline (`p4ina switch prog.json`)
+            self.config = pipeline.from_state(device.state)
             self._bind(device.state)
 
     # -- helpers ------------------------------------------------------------------------------------------------

@@ -276,3 +276,28 @@ def test_a_busy_or_bad_address_is_a_one_line_start_error(server: P4RuntimeServer
         P4RuntimeServer(StateDevice(), address=f"127.0.0.1:{server.port}").start()
     with pytest.raises(SwitchStartError, match="expected HOST:PORT"):
         P4RuntimeServer(StateDevice(), address="127.0.0.1").start()
+
+
+def test_a_switch_started_with_a_pipeline_serves_it_at_once() -> None:
+    """`p4ina switch prog.json --grpc-server-addr ...`: clients can fetch the P4Info and write without a push."""
+    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
+    core = pytest.importorskip("p4switch.switch.core")
+    from p4runtime_support import CONFORMANCE
+
+    program = compiler.compile_file(CONFORMANCE / "programs" / "runtime_tables.p4")
+    switch = core.Switch()
+    switch.install_pipeline(program.p4info, program.device_config_bytes())
+    server = P4RuntimeServer(switch, address="127.0.0.1:0").start()
+    client = Client(f"127.0.0.1:{server.port}", election_id=1)
+    try:
+        client.arbitrate()
+        got = client.stub.GetForwardingPipelineConfig(Get(device_id=0, response_type=Get.P4INFO_AND_COOKIE))
+        assert got.config.p4info == program.p4info
+        lpm = ('table_entry { table_id: 49652232 match { field_id: 1 lpm { value: "\\n\\000\\000\\000" prefix_len: 8 '
+               '} } action { action { action_id: 28749719 params { param_id: 1 value: "\\003" } } } }')
+        assert client.write_updates(table_update(INSERT, lpm)) == ("OK", [])
+        assert switch.state.tables["I.ipv4_lpm"].lookup((0x0A000001,))[:3] == (True, 28749719, (3,))
+    finally:
+        client.close()
+        server.stop()
+        switch.stop()
