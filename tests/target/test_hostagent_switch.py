@@ -149,3 +149,53 @@ def test_narrow_int16_contributions_and_results(capsys: pytest.CaptureFixture[st
             print(f"\n[hostagent] int16 in/out: max error {np.abs(out[0] - exact).max():.3g} (bound {bound.max():.3g})")
     finally:
         j.switch.stop()
+
+
+def test_two_level_tree_with_lossy_uplinks(capsys: pytest.CaptureFixture[str]) -> None:
+    """Leaves l1, l2 (two workers each, child indices 0 and 1 at their leaf; uplink port 3) under spine s (l1 on
+    port 1, l2 on port 2). Uplinks lose 5% and duplicate 2%: partial sums and RESULTs are recovered by the
+    workers' retransmissions through the leaves' stored state."""
+    compiled_program()
+    leaves = [AggSwitch(f"l{i + 1}", i + 1, lambda _n, _p, _f: None) for i in range(2)]
+    spine = AggSwitch("s", 3, lambda _n, _p, _f: None)
+    switches = [*leaves, spine]
+    try:
+        workers: list[Worker] = []
+        for i, leaf in enumerate(leaves):
+            # wire leaf port 3 <-> spine port i+1 (switch output callbacks inject into the peer)
+            leaf.switch.add_output_callback(lambda port, frame, i=i: port == 3 and spine.switch.inject(i + 1, frame))
+            spine.switch.add_output_callback(lambda port, frame, i=i, leaf=leaf: port == i + 1 and leaf.switch.inject(3, frame))
+            leaf.switch.set_impairment(3, "both", loss=0.05, dup=0.02, seed=100 + i)
+            ports = SwitchPorts(leaf.switch)
+            children: dict[int, tuple[int, Neighbor]] = {}
+            for j in range(2):
+                rank = 2 * i + j
+                who = Neighbor(mac=0x02_00_00_00_00_20 + rank, ip=0x0A_00_00_20 + rank, udp_port=42000 + rank)
+                children[j + 1] = (j, who)
+                ep = Endpoints(src_mac=mac_str(who.mac), dst_mac=mac_str(leaf.mac), src_ip=ip_str(who.ip),
+                               dst_ip=ip_str(leaf.ip), udp_port=who.udp_port)
+                workers.append(Worker(JOB, rank, n_workers=N, child=j, pool_size=POOL, scale_exp=SCALE,
+                                      transport=ports.attach(j + 1, who.udp_port), endpoints=ep, max_retries=40))
+            install_job(leaf, JobOnSwitch(job_id=JOB, job_idx=0, slot_count=POOL, children=children, mcast_grp=1,
+                                          scale=SCALE, parent=(3, i, spine.neighbor())))
+        install_job(spine, JobOnSwitch(job_id=JOB, job_idx=0, slot_count=POOL, mcast_grp=1, scale=SCALE,
+                                       children={i + 1: (i, leaf.neighbor()) for i, leaf in enumerate(leaves)}))
+        rng = np.random.default_rng(22)
+        ints = [rng.integers(-(2**26), 2**26, size=3000, dtype=np.int32) for _ in range(N)]
+        out = _run_all(workers, _reducing(ints))
+        exact = np.sum(ints, axis=0, dtype=np.int64).astype(np.int32)
+        assert all(np.array_equal(o, exact) for o in out)
+        floats = [rng.standard_normal(3000).astype(np.float32) for _ in range(N)]
+        out = _run_all(workers, _reducing(floats))
+        ref = np.sum([f.astype(np.float64) for f in floats], axis=0)
+        e = workers[0].last_exponent
+        assert e is not None
+        assert np.all(np.abs(out[0].astype(np.float64) - ref) <= Q.int32_error_bound(e, N, ref, np.float32))
+        lost = sum(v["lost"] for sw in leaves for v in sw.switch.impairment_stats().values())
+        assert lost > 0
+        with capsys.disabled():
+            print(f"\n[hostagent] two-level tree, lossy uplinks: {lost} frames lost, retransmissions per worker "
+                  f"{[w.stats.retransmissions for w in workers]}")
+    finally:
+        for sw in switches:
+            sw.stop()
