@@ -80,6 +80,9 @@ def test_spine_killed_mid_job_completes_after_rebuild(tmp_path: Path) -> None:
                        "--kill-switch", "spine1@2")
     fired = report["faults"]["fired"]
     assert [f["kind"] for f in fired] == ["kill-switch"] and fired[0]["ok"], fired
-    assert "tree rebuilt, root spine2" in fired[0]["outcome"]
+    # nobody told the controller: its watcher saw the P4Runtime stream break and rebuilt the tree
+    assert "switch spine1 lost" in fired[0]["outcome"] and "rebuilt, root spine2" in fired[0]["outcome"]
+    kinds = [e["kind"] for e in report["faults"]["controller_events"]]
+    assert "switch_lost" in kinds and "job_rebuilt" in kinds
     assert report["exact"] is True, report["errors"] or report["_stderr"][-2000:]
     assert _mode(report, "in-network")["steps"] == 3
