@@ -86,13 +86,13 @@ class SwitchClient:
             self._close_locked()
             self._closing = False
             self._channel = grpc.insecure_channel(self.address)
-            try:
-                grpc.channel_ready_future(self._channel).result(timeout=self.timeout)
-            except grpc.FutureTimeoutError:
+            self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
+            try:  # fails at once on a refused connection, at the deadline on a hung server
+                self._stub.Capabilities(p4runtime_pb2.CapabilitiesRequest(), timeout=self.timeout)
+            except grpc.RpcError as exc:
                 self._close_locked()
                 raise SwitchUnavailableError(self.name, f"no P4Runtime server at {self.address} "
-                                                        f"within {self.timeout:g} s") from None
-            self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
+                                                        f"({exc.code().name})") from None
             self._requests = queue.Queue()
             self._arbitration = queue.Queue()
             self._stream = self._stub.StreamChannel(_drain(self._requests))

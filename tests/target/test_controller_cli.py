@@ -72,7 +72,7 @@ def lab(tmp_path: Path) -> Iterator[Lab]:
 def ctl(lab: Lab, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     parser = argparse.ArgumentParser(prog="p4ina")
     cli.register(parser.add_subparsers())
-    ns = parser.parse_args(["ctl", *args, "--state", str(lab.state)])
+    ns = parser.parse_args(["ctl", *args, "--state", str(lab.state), "--timeout", "20"])
     rc = ns.handler(ns)
     out, err = capsys.readouterr()
     return rc, out, err
@@ -86,7 +86,7 @@ def push(lab: Lab, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def _held(lab: Lab) -> dict[str, int]:
-    fab = Fabric(lab.topo, timeout=3)
+    fab = Fabric(lab.topo, timeout=20)
     try:
         return fab.run(lambda c: len(c.read_all_tables()) + len(c.read_multicast_groups())).results
     finally:
@@ -148,7 +148,7 @@ def test_watcher_moves_a_job_off_a_stopped_switch_and_restores_it(lab: Lab,
     rc, out, _ = ctl(lab, capsys, "job", "create", "h1", "h3", "--json")
     assert rc == 0
     root = json.loads(out)["root"]
-    app = ControllerApp(lab.state, timeout=2)
+    app = ControllerApp(lab.state, timeout=10)
     watcher = Watcher(app, lab.topo, probe_interval=0.2)
     try:
         watcher.start()

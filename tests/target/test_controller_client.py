@@ -37,11 +37,11 @@ def _wait(pred: object, timeout: float = 5.0) -> bool:
 def test_mastership_moves_to_the_newer_controller_and_back(address: str, conformance_dir: Path) -> None:
     helper = P4InfoHelper(load_p4info(conformance_dir / "p4info" / "runtime_tables.p4info.txtpb"))
     events: queue.Queue[StreamEvent] = queue.Queue()
-    old = SwitchClient("s1", address, election_id=(0, 10), on_event=events.put, timeout=3).connect()
+    old = SwitchClient("s1", address, election_id=(0, 10), on_event=events.put, timeout=10).connect()
     try:
         old.set_pipeline(helper.p4info, b"")
         route = helper.table_entry("I.ipv4_lpm", {"h.ipv4.dst": "10.0.0.0/8"}, "I.to_port", {"port": 1})
-        with SwitchClient("s1", address, election_id=(0, 20), timeout=3) as new:
+        with SwitchClient("s1", address, election_id=(0, 20), timeout=10) as new:
             assert _wait(lambda: not old.is_primary)
             with pytest.raises(MastershipError):
                 old.write([update("INSERT", entity(route))])

@@ -67,7 +67,7 @@ def env(pipeline: tuple[p4info_pb2.P4Info, bytes]) -> Iterator[Env]:
         srv = server_mod.P4RuntimeServer(device_mod.StateDevice(), address="127.0.0.1:0").start()
         servers[name] = srv
         topo.switches[name].grpc = f"127.0.0.1:{srv.port}"
-    fab = Fabric(topo, timeout=5)
+    fab = Fabric(topo, timeout=20)
     p4info, config = pipeline
     try:
         fab.push_pipeline(p4info, config).raise_first()

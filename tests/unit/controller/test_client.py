@@ -47,7 +47,7 @@ def _wait_event(events: queue.Queue[StreamEvent], kind: str, timeout: float = 5.
 
 
 def test_primary_writes_and_reads_back(server: DoubleServer, helper: P4InfoHelper) -> None:
-    with SwitchClient("s1", server.address, timeout=3) as c:
+    with SwitchClient("s1", server.address, timeout=10) as c:
         assert c.is_primary
         c.set_pipeline(helper.p4info, b"{}")
         c.write([_route(helper, "10.1.0.0/16")])
@@ -59,7 +59,7 @@ def test_primary_writes_and_reads_back(server: DoubleServer, helper: P4InfoHelpe
 
 
 def test_per_update_errors_are_decoded(server: DoubleServer, helper: P4InfoHelper) -> None:
-    with SwitchClient("s1", server.address, timeout=3) as c:
+    with SwitchClient("s1", server.address, timeout=10) as c:
         c.set_pipeline(helper.p4info, b"{}")
         c.write([_route(helper, "10.1.0.0/16")])
         with pytest.raises(RpcError) as info:
@@ -71,10 +71,10 @@ def test_per_update_errors_are_decoded(server: DoubleServer, helper: P4InfoHelpe
 
 def test_second_controller_takes_over_and_first_stops_writing(server: DoubleServer, helper: P4InfoHelper) -> None:
     events: queue.Queue[StreamEvent] = queue.Queue()
-    first = SwitchClient("s1", server.address, timeout=3, election_id=(0, 10), on_event=events.put).connect()
+    first = SwitchClient("s1", server.address, timeout=10, election_id=(0, 10), on_event=events.put).connect()
     try:
         first.set_pipeline(helper.p4info, b"{}")
-        with SwitchClient("s1", server.address, timeout=3, election_id=(0, 20)) as second:
+        with SwitchClient("s1", server.address, timeout=10, election_id=(0, 20)) as second:
             assert second.is_primary
             _wait_event(events, "mastership_lost")
             assert not first.is_primary
@@ -83,7 +83,10 @@ def test_second_controller_takes_over_and_first_stops_writing(server: DoubleServ
                 first.write([_route(helper, "10.3.0.0/16")])
             assert server.servicer.writes == writes  # refused locally, nothing sent
             second.write([_route(helper, "10.3.0.0/16")])
-        # the newer controller left: re-arbitrating makes the first primary again
+        # the newer controller left: the switch names the first primary again (its announcement, or our request)
+        deadline = time.monotonic() + 10
+        while not first.is_primary and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert first.arbitrate()
         first.write([_route(helper, "10.4.0.0/16")])
     finally:
@@ -91,8 +94,8 @@ def test_second_controller_takes_over_and_first_stops_writing(server: DoubleServ
 
 
 def test_backup_connect_is_refused_when_primary_required(server: DoubleServer) -> None:
-    with SwitchClient("s1", server.address, timeout=3, election_id=(0, 50)):
-        late = SwitchClient("s1", server.address, timeout=3, election_id=(0, 5))
+    with SwitchClient("s1", server.address, timeout=10, election_id=(0, 50)):
+        late = SwitchClient("s1", server.address, timeout=10, election_id=(0, 5))
         try:
             with pytest.raises(MastershipError, match="another controller is primary"):
                 late.connect()
@@ -108,8 +111,9 @@ def test_unreachable_switch_times_out() -> None:
 
 
 def test_hung_switch_hits_deadline(server: DoubleServer, helper: P4InfoHelper) -> None:
-    with SwitchClient("s1", server.address, timeout=0.5) as c:
+    with SwitchClient("s1", server.address, timeout=10) as c:
         c.set_pipeline(helper.p4info, b"{}")
+        c.timeout = 0.5
         server.servicer.hang.set()
         with pytest.raises(SwitchUnavailableError, match="DEADLINE_EXCEEDED"):
             c.write([_route(helper, "10.5.0.0/16")])
@@ -119,7 +123,8 @@ def test_hung_switch_hits_deadline(server: DoubleServer, helper: P4InfoHelper) -
 def test_stream_loss_is_reported_and_reconnect_restores(helper: P4InfoHelper) -> None:
     events: queue.Queue[StreamEvent] = queue.Queue()
     server = DoubleServer()
-    c = SwitchClient("s1", server.address, timeout=1, on_event=events.put).connect()
+    c = SwitchClient("s1", server.address, timeout=10, on_event=events.put).connect()
+    c.timeout = 1
     try:
         server.stop()
         _wait_event(events, "stream_closed")

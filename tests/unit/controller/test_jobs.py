@@ -27,7 +27,7 @@ def fabric() -> Iterator[Env]:
     servers = {name: DoubleServer() for name in topo.switches}
     for name, s in servers.items():
         topo.switches[name].grpc = s.address
-    fab = Fabric(topo, timeout=2)
+    fab = Fabric(topo, timeout=5)
     info = documented_p4info()
     fab.push_pipeline(info, b"{}").raise_first()
     yield topo, servers, fab

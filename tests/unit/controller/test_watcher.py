@@ -25,7 +25,7 @@ def lab(tmp_path: Path) -> Iterator[tuple[ControllerApp, dict[str, DoubleServer]
     topo.save(tmp_path / "topo.yaml")
     (tmp_path / "p4info.txt").write_text(text_format.MessageToString(documented_p4info()))
     (tmp_path / "config.json").write_bytes(b"")
-    app = ControllerApp(tmp_path / "state.json", timeout=1)
+    app = ControllerApp(tmp_path / "state.json", timeout=3)
     with app.session(str(tmp_path / "topo.yaml")) as s:
         s.push_pipeline(str(tmp_path / "p4info.txt"), str(tmp_path / "config.json")).raise_first()
         s.jobs.create(["h1", "h2"], slots=8)
