@@ -116,8 +116,15 @@ class JobManager:
 
         out = self.fabric.run(write, wanted)
         if out.errors:
-            # undo: delete on every switch what may have gone in (NOT_FOUND for the rest is expected)
-            self._remove({sw: [to_text(e) for e in ents] for sw, ents in wanted.items()}, strict=False)
+            # undo what went in: everything on switches that succeeded, the updates not reported as failed on a
+            # switch that refused some (a refused update may name an entry that is not ours), and on a switch
+            # that did not answer, everything (NOT_FOUND is fine there)
+            undo: dict[str, list[str]] = {}
+            for sw, ents in wanted.items():
+                err = out.errors.get(sw)
+                failed = {u.index for u in err.updates} if isinstance(err, RpcError) else set()
+                undo[sw] = [to_text(e) for i, e in enumerate(ents) if i not in failed]
+            self._remove(undo, strict=False)
             out.raise_first()
         return {sw: [to_text(e) for e in ents] for sw, ents in wanted.items()}
 

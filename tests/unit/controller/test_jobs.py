@@ -9,7 +9,8 @@ import pytest
 from p4ina_p4info import documented_p4info
 from p4rt_double import DoubleServer
 
-from controller.exceptions import AdmissionError, SwitchUnavailableError
+from controller.client import entity, update
+from controller.exceptions import AdmissionError, RpcError, SwitchUnavailableError
 from controller.fabric import Fabric
 from controller.jobs import JobManager, from_text
 from controller.p4info import P4InfoHelper
@@ -120,3 +121,18 @@ def test_rebuild_moves_the_tree_off_a_lost_spine(fabric: Env) -> None:
     assert again.tree.root != lost and lost not in again.installed
     back = jobs.read_back(rec.job_id)
     assert {sw: len(v) for sw, v in back.items()} == {sw: len(v) for sw, v in again.installed.items()}
+
+
+def test_a_refused_update_never_deletes_what_it_collided_with(fabric: Env) -> None:
+    topo, servers, fab = fabric
+    jobs = _manager(topo, fab)
+    # someone else's entry sits where job 1 wants its `job` row on leaf1
+    foreign = P4InfoHelper(documented_p4info()).table_entry(
+        "P4inaIngress.admission.job", {"hdr.agg.job_id": 1}, "P4inaIngress.admission.set_job_root",
+        {"job_idx": 9, "slot_base": 0, "slot_count": 1, "children": 1, "mcast_grp": 9, "scale": 0, "result_fmt": 0})
+    fab.connected("leaf1").write([update("INSERT", entity(foreign))])
+    with pytest.raises(RpcError, match="ALREADY_EXISTS"):
+        jobs.create(["h1", "h3"], slots=4)
+    held = _held(servers)
+    assert held["leaf1"] == 1, "only the foreign entry is left on leaf1"
+    assert all(v == 0 for k, v in held.items() if k != "leaf1")
