@@ -213,7 +213,8 @@ class ExprGen:
         b = self.expr(e.right)
         if op in ("==", "!="):
             if isinstance(underlying(lt), StructLikeT) or isinstance(lt, StackT):
-                raise CodegenError(e, "comparing headers or structs is not supported by this target")
+                # headers: equal when both invalid, or both valid with equal fields (P4_16 8.16); structs field-wise
+                return f"_eq({a}, {b})" if op == "==" else f"(not _eq({a}, {b}))"
             return f"({a} {op} {b})"
         ul = underlying(lt)
         if op in ("<", ">", "<=", ">="):

@@ -55,6 +55,21 @@ def _ssat(a, b, w, neg=None):
     return x & ((1 << w) - 1)
 
 
+def _eq(a, b):
+    if not hasattr(type(a), '__slots__'):
+        return a == b
+    cls = type(a)
+    if cls.__name__.startswith('K_'):
+        return all(_eq(x, y) for x, y in zip(a.e, b.e))
+    slots = cls.__slots__
+    if '_v' in slots:
+        if a._v != b._v:
+            return False
+        if not a._v:
+            return True
+    return all(_eq(getattr(a, s), getattr(b, s)) for s in slots if s != '_v')
+
+
 def _div(a, b):
     return a // b if b else 0
 

@@ -1050,6 +1050,11 @@ class TypeChecker:
                 raise self.fail(e.loc, f"{op}: division and modulo are only defined on unsigned values")
             if e.right in consts and consts[e.right] == 0:
                 raise self.fail(e.loc, "division by zero")
+            power_of_two = e.right in consts and consts[e.right] > 0 and consts[e.right] & (consts[e.right] - 1) == 0
+            if not (e.left in consts and e.right in consts) and not power_of_two:
+                # BMv2 has no run-time division; p4c only reduces divisions by powers of two (to shifts and masks)
+                raise self.fail(e.loc, f"{op}: division and modulo need compile-time constants "
+                                       "(or a power-of-two divisor)")
         if e.left in consts and e.right in consts:
             consts[e] = ce.binary(op, consts[e.left], consts[e.right], ul.width, ul.signed)
         return ul

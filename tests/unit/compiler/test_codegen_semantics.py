@@ -243,3 +243,8 @@ def test_mark_to_drop_and_egress_spec() -> None:
 def test_constant_shift_beyond_width(text: str) -> None:
     res = arith(text).run(ops(w=0xFFFFFFFF)).h.res
     assert (res.r0, res.r5) == (0, 0)
+
+
+def test_division_by_powers_of_two_and_constants() -> None:
+    res = arith("h.res.r0 = h.ops.a / 4; h.res.r1 = h.ops.a % 8; h.res.r2 = 8w100 / 7;").run(ops(a=77)).h.res
+    assert (res.r0, res.r1, res.r2) == (19, 5, 14)

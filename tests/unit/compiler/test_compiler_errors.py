@@ -82,3 +82,9 @@ def test_all_errors_are_reported_together() -> None:
 def test_missing_main_is_an_error() -> None:
     with pytest.raises(CompileError, match="no `main` package instance"):
         compile_text("#include <core.p4>\n", "nomain")
+
+
+def test_runtime_division_is_rejected() -> None:
+    src = program(decls=HEADERS, parser=PARSER, ingress="h.a.x = h.a.x / h.a.x;", deparser="pkt.emit(h.a);")
+    with pytest.raises(CompileError, match="division and modulo need compile-time constants"):
+        compile_text(src, "neg")
