@@ -325,7 +325,10 @@ def _watch(args: argparse.Namespace, app: ControllerApp) -> Any:
     watcher = Watcher(app, topo, probe_interval=args.probe_interval)
     end = time.monotonic() + args.duration if args.duration else None
     watcher.start()
-    print(f"watching {len(topo.switches)} switches (Ctrl-C to stop); events: {app.events.path}", flush=True)
+    if args.json:
+        print(json.dumps({"watching": len(topo.switches), "events": str(app.events.path)}), flush=True)
+    else:
+        print(f"watching {len(topo.switches)} switches (Ctrl-C to stop); events: {app.events.path}", flush=True)
     try:
         while end is None or time.monotonic() < end:
             watcher.step(args.probe_interval)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from controller.encoding import canonical, decode_int, encode, encode_int, format_mac, parse_value
@@ -78,3 +79,42 @@ def test_multicast_group_replicas() -> None:
     assert replica_port(r) == 300
     with pytest.raises(EncodingError, match="multicast group id must be > 0"):
         multicast_group(0, [])
+
+
+def _packet_io_p4info() -> p4info_pb2.P4Info:
+    info = p4info_pb2.P4Info()
+    for pid, name, fields in ((0x4000001, "packet_in", [(1, "ingress_port", 9), (2, "_pad", 7)]),
+                              (0x4000002, "packet_out", [(2, "egress_port", 9), (1, "mcast", 16)])):
+        m = info.controller_packet_metadata.add()
+        m.preamble.id, m.preamble.name = pid, name
+        for fid, fname, width in fields:
+            m.metadata.add(id=fid, name=fname, bitwidth=width)
+    c = info.counters.add()
+    c.preamble.id, c.preamble.name, c.preamble.alias, c.size = 0x12000001, "I.rx", "rx", 8
+    r = info.registers.add()
+    r.preamble.id, r.preamble.name, r.size = 0x13000001, "I.cells", 4
+    return info
+
+
+def test_packet_metadata_by_p4info_id_not_position() -> None:
+    helper = P4InfoHelper(_packet_io_p4info())
+    out = helper.packet_out(b"frame", {"egress_port": 3, "mcast": 0x102})
+    assert out.payload == b"frame"
+    assert {(m.metadata_id, m.value) for m in out.metadata} == {(2, b"\x03"), (1, b"\x01\x02")}
+    with pytest.raises(P4InfoError, match="packet_out has no metadata port"):
+        helper.packet_out(b"", {"port": 1})
+    pin = p4runtime_pb2.PacketIn(payload=b"x")
+    pin.metadata.add(metadata_id=2, value=b"\x00")  # listed first, but id 2 is _pad
+    pin.metadata.add(metadata_id=1, value=b"\x01\x05")
+    assert helper.decode_packet_in(pin) == {"_pad": 0, "ingress_port": 261}
+
+
+def test_counter_and_register_indices_are_checked() -> None:
+    helper = P4InfoHelper(_packet_io_p4info())
+    assert helper.counter_entry("I.rx", 7).index.index == 7
+    assert not helper.counter_entry("rx").HasField("index")  # alias; no index reads the whole array
+    with pytest.raises(P4InfoError, match=r"index 8 outside 0\.\.7"):
+        helper.counter_entry("I.rx", 8)
+    assert helper.register_entry("I.cells", 3).register_id == 0x13000001
+    with pytest.raises(P4InfoError, match="no register named"):
+        helper.register_entry("I.nope")
