@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable
@@ -206,8 +207,9 @@ class ExitHooks:
 
     def install(self) -> ExitHooks:
         atexit.register(self.run)
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            self._previous[signum] = signal.signal(signum, self._on_signal)
+        if threading.current_thread() is threading.main_thread():  # Python delivers signals to the main thread
+            for signum in (signal.SIGTERM, signal.SIGHUP):
+                self._previous[signum] = signal.signal(signum, self._on_signal)
         return self
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
