@@ -141,9 +141,11 @@ def test_forged_and_foreign_results_are_ignored_and_bad_checksums_retransmitted(
             other_job[0:2] = (JOB + 1).to_bytes(2, "big")
             wrong_step = bytearray(payload)
             wrong_step[P.OFF_STEP : P.OFF_STEP + 4] = (12345).to_bytes(4, "big")
+            wrong_slot = bytearray(payload)
+            wrong_slot[P.OFF_SLOT : P.OFF_SLOT + 2] = ((int.from_bytes(payload[2:4], "big") + 1) % 8).to_bytes(2, "big")
             bad_sum = bytearray(payload)
             bad_sum[-1] ^= 0x01  # one flipped bit in the last value: checksum no longer matches
-            for p in (other_job, wrong_step, bad_sum):
+            for p in (other_job, wrong_step, wrong_slot, bad_sum):
                 ports._on_output(1, head + bytes(p))
             return  # the genuine RESULT for worker 0 is "lost"; its retransmission fetches it back
         real_emit(port, frame)
@@ -153,7 +155,7 @@ def test_forged_and_foreign_results_are_ignored_and_bad_checksums_retransmitted(
     out = _run_all(workers, lambda w: w.allreduce(data[w.rank]))
     assert np.array_equal(out[0], np.arange(200, dtype=np.int32) * 10)
     st = workers[0].stats
-    assert st.checksum_failures == 3 and st.ignored >= 6 and st.retransmissions >= 3
+    assert st.checksum_failures == 3 and st.ignored >= 9 and st.retransmissions >= 3
 
 
 def test_not_admitted_and_timeout_errors_are_clear() -> None:
