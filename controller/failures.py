@@ -58,7 +58,8 @@ def switch_down(s: Session, switch: str, reason: str, detected: float | None = N
     events = [Event("switch_lost", switch, detail=reason)]
     s.fabric.client(switch).close()
     events += rebuild_affected(s, s.jobs.affected(switch=switch), f"switch {switch} lost", detected)
-    s.reroute(before)
+    rerouted = s.reroute(before)
+    events += [Event("error", sw, detail=f"rerouting failed: {err}") for sw, err in sorted(rerouted.errors.items())]
     return events
 
 
@@ -69,7 +70,7 @@ def switch_up(s: Session, switch: str) -> list[Event]:
     s.state.down_switches.remove(switch)
     written = s.restore_switches([switch], pipeline=True)
     written.raise_first()
-    s.reroute(before)
+    s.reroute(before, [sw for sw in s.topo.switches if sw != switch]).raise_first()  # it has fresh routes already
     events = [Event("switch_back", switch, data={"entities": written.results.get(switch, 0)})]
     degraded = [j for j, r in sorted(s.state.jobs.items()) if r.status == "degraded"]
     events += rebuild_affected(s, degraded, f"switch {switch} back", time.time())
@@ -97,7 +98,8 @@ def link_change(s: Session, a: str, b: str, *, up: bool) -> list[Event]:
     else:
         jobs = s.jobs.affected(link=(a, b))
     events += rebuild_affected(s, jobs, f"link {pair[0]}-{pair[1]} {'up' if up else 'down'}", time.time())
-    s.reroute(before)
+    rerouted = s.reroute(before)
+    events += [Event("error", sw, detail=f"rerouting failed: {err}") for sw, err in sorted(rerouted.errors.items())]
     return events
 
 

@@ -170,6 +170,7 @@ def test_watcher_moves_a_job_off_a_stopped_switch_and_restores_it(lab: Lab,
         while time.monotonic() < deadline and not any(e.kind == "switch_back" for e in app.events.read()):
             watcher.step(0.2)
         assert any(e.kind == "switch_back" and e.switch == root for e in app.events.read())
+        assert [e.detail for e in app.events.read() if e.kind == "error"] == []
         with app.session() as s:
             assert s.state.down_switches == []
             restored = s.fabric.connected(root).read_all_tables()

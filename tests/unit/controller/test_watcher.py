@@ -65,7 +65,7 @@ def test_link_down_moves_the_job_and_link_up_restores_forwarding(
         root = s.state.jobs[1].tree.root
         before = {n: len(srv.servicer.tables) for n, srv in servers.items()}
         events = link_change(s, "leaf1", root, up=False)
-        assert [e.kind for e in events] == ["link_down", "job_rebuilt"]
+        assert [e.kind for e in events] == ["link_down", "job_rebuilt"], [e.detail for e in events]
         assert frozenset(("leaf1", root)) not in s.state.jobs[1].tree.links()
         assert s.state.down_links == [sorted(("leaf1", root))]
         assert link_change(s, "leaf1", root, up=False) == []  # already down: nothing to do
