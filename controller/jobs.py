@@ -168,10 +168,10 @@ class JobManager:
         record = self.get(job_id)
 
         def read(c: SwitchClient) -> list[p4runtime_pb2.Entity]:
-            found = []
+            found: list[p4runtime_pb2.Entity] = []
+            tables: dict[int, list[p4runtime_pb2.Entity]] = {}
             for text in record.installed[c.name]:
-                e = from_text(text)
-                found.extend(_read_one(c, e))
+                found.extend(_read_one(c, from_text(text), tables))
             return found
 
         out = self.fabric.run(read, record.installed)
@@ -253,13 +253,18 @@ def diff_updates(old: list[p4runtime_pb2.Entity], new: list[p4runtime_pb2.Entity
     return ups
 
 
-def _read_one(c: SwitchClient, wanted: p4runtime_pb2.Entity) -> list[p4runtime_pb2.Entity]:
+def _read_one(c: SwitchClient, wanted: p4runtime_pb2.Entity,
+              tables: dict[int, list[p4runtime_pb2.Entity]]) -> list[p4runtime_pb2.Entity]:
+    """The switch's copy of one intended entity (matched by identity); `tables` caches one Read per table."""
     which = wanted.WhichOneof("entity")
     if which == "table_entry":
-        probe = p4runtime_pb2.Entity()
-        probe.table_entry.table_id = wanted.table_entry.table_id
+        tid = wanted.table_entry.table_id
+        if tid not in tables:
+            probe = p4runtime_pb2.Entity()
+            probe.table_entry.table_id = tid
+            tables[tid] = c.read([probe])
         key = _table_key(wanted.table_entry)
-        return [e for e in c.read([probe]) if _table_key(e.table_entry) == key]
+        return [e for e in tables[tid] if _table_key(e.table_entry) == key]
     if which == "packet_replication_engine_entry":
         pre = wanted.packet_replication_engine_entry
         if pre.WhichOneof("type") == "multicast_group_entry":
