@@ -1,5 +1,6 @@
 """`p4ina bench [--quick] --out DIR`: run the benchmark modules, write one JSON file each plus a summary, and print
-a table. A benchmark module exposes `run(quick: bool) -> dict` (JSON-serialisable) and a one-line docstring."""
+a table. A benchmark module exposes `run(quick: bool) -> dict` (JSON-serialisable), a one-line docstring, and
+optionally `unavailable() -> str | None` (why it cannot run on this machine)."""
 
 from __future__ import annotations
 
@@ -22,13 +23,18 @@ NOT_BENCHMARKS = frozenset({"cli", "common", "plots", "util", "utils"})
 FIRST = ("switch_pps",)
 
 
-def discover(package: str = "bench") -> list[str]:
-    """Every module of `package` that defines `run(quick)`: a new benchmark needs no registration here."""
+#: Benchmarks that live with the layer they measure (they run after the `bench` package's own).
+EXTRA_MODULES: tuple[str, ...] = ("p4fabric.benchmarks",)
+
+
+def discover(package: str = "bench", extra: tuple[str, ...] = EXTRA_MODULES) -> list[str]:
+    """Every module of `package` that defines `run(quick)`, then `extra`: a new benchmark in bench/ needs no
+    registration here."""
     pkg = importlib.import_module(package)
     names = sorted(info.name for info in pkgutil.iter_modules(pkg.__path__)
                    if not info.ispkg and not info.name.startswith("_") and info.name not in NOT_BENCHMARKS)
     ordered = [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
-    return [f"{package}.{n}" for n in ordered]
+    return [f"{package}.{n}" for n in ordered] + list(extra)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,7 +73,8 @@ def select_modules(modules: Sequence[str], only: Iterable[str] | None) -> list[s
 
 def run_benchmarks(modules: Sequence[str], *, out_dir: Path, quick: bool) -> dict[str, Any]:
     """Run each module's `run(quick)`; write `<name>.json` per benchmark and `summary.json`; return the summary.
-    A module that cannot be imported is listed as unavailable; one that raises is listed as failed."""
+    A module that cannot be imported, or whose `unavailable()` gives a reason, is listed as unavailable; one that
+    raises is listed as failed."""
     out_dir.mkdir(parents=True, exist_ok=True)
     results = []
     for module_name in modules:
@@ -80,6 +87,11 @@ def run_benchmarks(modules: Sequence[str], *, out_dir: Path, quick: bool) -> dic
             continue
         if not callable(getattr(module, "run", None)):
             results.append({**entry, "status": "unavailable", "detail": "no run(quick) function"})
+            continue
+        check = getattr(module, "unavailable", None)
+        reason = check() if callable(check) else None
+        if reason:  # e.g. a fabric benchmark without root
+            results.append({**entry, "status": "unavailable", "detail": str(reason)})
             continue
         started = time.perf_counter()
         try:

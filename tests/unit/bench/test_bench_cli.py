@@ -21,6 +21,7 @@ MODULES = {
     "broken.py": "def run(quick):\n    raise RuntimeError('no fabric here')\n",
     "listy.py": "def run(quick):\n    return [1, 2]\n",
     "norun.py": "VALUE = 1\n",
+    "needsroot.py": "def unavailable():\n    return 'needs root'\ndef run(quick):\n    raise AssertionError\n",
 }
 
 
@@ -37,21 +38,24 @@ def fakebench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def test_discover_orders_switch_pps_first_and_skips_cli(fakebench: str) -> None:
-    assert discover(fakebench) == [f"{fakebench}.{n}" for n in ("switch_pps", "alpha", "broken", "listy", "norun")]
+    assert discover(fakebench, ()) == [f"{fakebench}.{n}"
+                                       for n in ("switch_pps", "alpha", "broken", "listy", "needsroot", "norun")]
+    assert discover(fakebench, ("p4fabric.benchmarks",))[-1] == "p4fabric.benchmarks"
 
 
 def test_run_writes_json_and_reports_failures(fakebench: str, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    summary = run_benchmarks(discover(fakebench), out_dir=out, quick=True)
+    summary = run_benchmarks(discover(fakebench, ()), out_dir=out, quick=True)
     status = {r["name"]: r["status"] for r in summary["benchmarks"]}
     assert status == {"switch_pps": "ok", "alpha": "ok", "broken": "failed", "listy": "failed",
-                      "norun": "unavailable"}
+                      "norun": "unavailable", "needsroot": "unavailable"}
     pps = json.loads((out / "switch_pps.json").read_text())
     assert pps["quick"] is True and pps["summary"]["pps"] == 1234.5678
     by_name = {r["name"]: r for r in summary["benchmarks"]}
     assert by_name["switch_pps"]["headline"] == {"pps": 1234.568, "program": "fwd"}
     assert by_name["switch_pps"]["description"] == "Switch packet rate."
     assert "RuntimeError: no fabric here" in by_name["broken"]["detail"]
+    assert by_name["needsroot"]["detail"] == "needs root"
     assert "no fabric here" in (out / "broken.error.txt").read_text()
     assert json.loads((out / "summary.json").read_text())["benchmarks"] == summary["benchmarks"]
 
