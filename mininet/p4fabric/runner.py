@@ -17,7 +17,7 @@ from p4fabric.control import FabricController, JobInfo
 from p4fabric.exceptions import FabricError, RunError
 from p4fabric.fabric import Fabric
 from p4fabric.faults import FaultEvent, FaultInjector, FaultPlan, validate_plan
-from p4fabric.report import RunReport, WorkerResult, plot, print_summary, summarise, write_json
+from p4fabric.report import RunReport, WorkerResult, plot, summarise, write_json
 from p4fabric.topos import FabricTopo, parse_topo_spec
 from p4ina.targets import Target, TargetError, get_target
 
@@ -354,7 +354,3 @@ def _steps_done(path: Path) -> int:
         return sum(1 for line in path.read_text().splitlines() if line.startswith('{"step"'))
     except OSError:
         return 0
-
-
-def print_report(report: RunReport) -> None:
-    print_summary(report)
