@@ -388,7 +388,7 @@ class BlockGen:
                 for f, _ in parent_t.fields:
                     if f != receiver.member:
                         self.w(f"{parent}.{pyname(f)}._v = False")
-        self.w(f"{recv}._v = {valid}")
+        self.w(f"{recv}.set_valid()" if valid else f"{recv}._v = False")
 
     def user_call(self, call: ast.Call, info: CallInfo, *, statement: bool) -> str:
         decl = info.decl

@@ -130,6 +130,10 @@ class LayoutBuilder:
         out += [f"        o.{pf} = self.{pf}" for pf in fields]
         out += ["        return o", "", "    def assign(self, s):", "        self._v = s._v"]
         out += [f"        self.{pf} = s.{pf}" for pf in fields]
+        # BMv2's add_header: validating an invalid header resets its fields to zero; a valid one is left alone
+        out += ["", "    def set_valid(self):", "        if not self._v:"]
+        out += [f"            self.{pf} = {default_value(ft)}" for (f, ft), pf in zip(t.fields, fields, strict=False)]
+        out += ["            self._v = True"]
         out += ["", "    def values(self):", "        return (" + "".join(f"self.{pf}, " for pf in fields) + ")"]
         out += ["", "    def set_values(self, vals):"]
         if fields:

@@ -248,3 +248,14 @@ def test_constant_shift_beyond_width(text: str) -> None:
 def test_division_by_powers_of_two_and_constants() -> None:
     res = arith("h.res.r0 = h.ops.a / 4; h.res.r1 = h.ops.a % 8; h.res.r2 = 8w100 / 7;").run(ops(a=77)).h.res
     assert (res.r0, res.r1, res.r2) == (19, 5, 14)
+
+
+def test_set_valid_zeroes_an_invalid_header_only() -> None:
+    decls = "header a_t { bit<8> x; } header b_t { bit<8> y; } struct headers_t { a_t a; b_t b; }"
+    h = build(program(
+        decls=decls,
+        parser="state start { pkt.extract(h.a); transition accept; }",
+        ingress="h.b.y = 7; h.b.setValid(); h.a.x = h.a.x + 1; h.a.setValid();",
+        deparser="pkt.emit(h.a); pkt.emit(h.b);",
+    ))
+    assert h.run(b"\x05").out == b"\x06\x00"  # b's stale 7 is reset by add_header; a stays as written
