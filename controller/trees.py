@@ -188,10 +188,11 @@ def compute_tree(topo: Topology, members: Iterable[str], *, root: str | None = N
         where = f"root {root}" if root else "any root"
         raise TreeError(f"members {', '.join(members)} are not connected through {where} in the live topology")
     min_depth = min(d for d, _, _ in scored)
+    from_leaf = {leaf: nx.single_source_shortest_path_length(g, leaf) for leaf in leaves}
     for depth, r, dist in scored:
         if depth != min_depth:
             continue
-        parent = _grow(g, r, dist, leaves, load)
+        parent = _grow(g, r, dist, leaves, load, from_leaf)
         links = {edge(s, p) for s, p in parent.items() if p is not None}
         shared = [e for e in links if load.get(e, 0) > 0]
         key = (float(depth), float(len(shared)), float(sum(load.get(e, 0) for e in links)), float(len(links)),
@@ -202,10 +203,12 @@ def compute_tree(topo: Topology, members: Iterable[str], *, root: str | None = N
     return ReductionTree(best[2], best[1], member_switch, members)
 
 
-def _grow(g: nx.Graph, root: str, dist: Mapping[str, int], leaves: set[str],
-          load: Mapping[Edge, int]) -> dict[str, str | None]:
+def _grow(g: nx.Graph, root: str, dist: Mapping[str, int], leaves: set[str], load: Mapping[Edge, int],
+          from_leaf: Mapping[str, Mapping[str, int]]) -> dict[str, str | None]:
     """Shortest-path tree from `root` to every leaf switch: each leaf joins along the cheapest downhill path, where
-    links already in this tree are free and links used by other jobs cost more than any number of fresh ones."""
+    links already in this tree are free and links used by other jobs cost more than any number of fresh ones.
+    The search stays inside the leaf's cone (nodes on some shortest root-leaf path), which keeps large fabrics
+    fast: a fat-tree's cone from a core to an edge switch is a handful of nodes."""
     parent: dict[str, str | None] = {root: None}
     heavy = g.number_of_edges() + 1
     for leaf in sorted(leaves, key=lambda s: (-dist[s], s)):
@@ -215,6 +218,7 @@ def _grow(g: nx.Graph, root: str, dist: Mapping[str, int], leaves: set[str],
         best: dict[str, float] = {root: 0.0}
         prev: dict[str, str] = {}
         heap: list[tuple[float, str]] = [(0.0, root)]
+        to_leaf = from_leaf[leaf]
         while heap:
             cost, u = heapq.heappop(heap)
             if u == leaf:
@@ -222,7 +226,7 @@ def _grow(g: nx.Graph, root: str, dist: Mapping[str, int], leaves: set[str],
             if cost > best.get(u, float("inf")):
                 continue
             for v in sorted(g.neighbors(u)):
-                if dist.get(v) != dist[u] + 1 or dist[v] > dist[leaf]:
+                if dist.get(v) != dist[u] + 1 or dist[v] + to_leaf.get(v, dist[leaf] + 1) != dist[leaf]:
                     continue
                 in_tree = parent.get(v, "") == u
                 step = 0.0 if in_tree else 1.0 + heavy * load.get(edge(u, v), 0)
