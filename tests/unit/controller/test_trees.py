@@ -138,3 +138,15 @@ def test_tree_dict_round_trip() -> None:
     tree = compute_tree(dragonfly(), ["h1", "h9"])
     again = ReductionTree.from_dict(tree.to_dict())
     assert again == tree
+
+
+def test_larger_fat_tree_jobs_stay_disjoint_and_minimal() -> None:
+    topo = fat_tree(8)
+    hosts = sorted(topo.hosts, key=lambda h: int(h[1:]))
+    a, b = hosts[0::4], hosts[1::4]  # 32 members each, spread over every pod
+    first = compute_tree(topo, a)
+    second = compute_tree(topo, b, link_load=link_load([first]))
+    for tree, members in ((first, a), (second, b)):
+        check_tree(topo, tree, members)
+        assert tree.depth == min_depth(topo, members) == 3
+    assert not first.links() & second.links()
