@@ -27,7 +27,7 @@ from hostagent.worker import Worker
 
 PROGRAM = Path(__file__).resolve().parents[1] / "p4src" / "p4ina.p4"
 N = 4
-JOB, POOL = 1, 64
+JOB, POOL = 1, 16
 ING, EGR = "P4inaIngress", "P4inaEgress"
 
 

@@ -51,6 +51,11 @@ class RttEstimator:
         self.samples += 1
         self.rto = min(max(self.srtt + 4 * self.rttvar, self.min_rto), self.max_rto)
 
+    def backoff(self) -> None:
+        """A timer expired: double the RTO until a clean sample arrives (RFC 6298, 5.5). Without this, only the
+        chunks answered before a too-short timeout are sampled, and the estimate never grows out of it."""
+        self.rto = min(self.rto * 2, self.max_rto)
+
 
 @dataclass(frozen=True)
 class Send:
@@ -170,6 +175,8 @@ class SlotWindow:
             out.deadline = now + out.timeout
             self.retransmissions += 1
             due.append(Send(slot, out.seq, out.version, out.retries))
+        if due and self.rtt is not None:
+            self.rtt.backoff()
         return due
 
     def retry_now(self, slot: int) -> Send | None:
