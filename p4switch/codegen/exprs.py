@@ -185,7 +185,33 @@ class ExprGen:
         return self.o.call_expr(e)
 
     def e_Ternary(self, e: ast.Ternary) -> str:
-        return f"({self.expr(e.then)} if {self.cond(e.cond)} else {self.expr(e.else_)})"
+        cond = self.cond(e.cond)
+        then, then_pre = self._isolated(e.then)
+        other, other_pre = self._isolated(e.else_)
+        if not then_pre and not other_pre:
+            return f"({then} if {cond} else {other})"
+        # a branch calls something with side effects: evaluate only the chosen one (P4_16 8.5.1)
+        tmp = self.o.tmp("c")
+        self.o.w(f"if {cond}:")
+        self._nest(then_pre, f"{tmp} = {then}")
+        self.o.w("else:")
+        self._nest(other_pre, f"{tmp} = {other}")
+        return tmp
+
+    def _isolated(self, e: ast.Expression) -> tuple[str, list[str]]:
+        """Translate `e`, taking back the statements it needed (calls with copy-back) instead of emitting them."""
+        mark = len(self.o.lines)
+        code = self.expr(e)
+        pre = self.o.lines[mark:]
+        del self.o.lines[mark:]
+        return code, pre
+
+    def _nest(self, pre: list[str], last: str) -> None:
+        for line in pre:
+            self.o.lines.append("    " + line)
+        self.o.level += 1
+        self.o.w(last)
+        self.o.level -= 1
 
     def e_InvalidHeader(self, e: ast.InvalidHeader) -> str:
         return f"{class_name(self.type_of(e))}()"
@@ -206,7 +232,16 @@ class ExprGen:
     def e_BinaryOp(self, e: ast.BinaryOp) -> str:
         op = e.op
         if op in ("&&", "||"):
-            return f"({self.cond(e.left)} {'and' if op == '&&' else 'or'} {self.cond(e.right)})"
+            left = self.cond(e.left)
+            right, pre = self._isolated(e.right)
+            if not pre:
+                return f"({left} {'and' if op == '&&' else 'or'} {right})"
+            # the right operand calls something with side effects: evaluate it only when needed (P4_16 8.5)
+            tmp = self.o.tmp("b")
+            self.o.w(f"{tmp} = {left}")
+            self.o.w(f"if {tmp}:" if op == "&&" else f"if not {tmp}:")
+            self._nest(pre, f"{tmp} = {right}")
+            return tmp
         lt = self.type_of(e.left)
         rt = self.type_of(e.right)
         a = self.expr(e.left)
