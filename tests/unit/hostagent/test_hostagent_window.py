@@ -108,6 +108,8 @@ def test_window_samples_only_unretransmitted_chunks() -> None:
     assert rtt.samples == 1 and rtt.srtt == pytest.approx(0.02)
     assert nxt is not None
     clock.t = 0.2
+    rto = rtt.rto
     assert {s.seq for s in w.expired()} == {1, 2}  # chunk 2 was armed with the new, shorter RTO
+    assert rtt.rto == pytest.approx(2 * rto)  # a timeout backs the estimate off until a clean sample
     w.complete(1, 1, 0)
     assert rtt.samples == 1  # Karn: a retransmitted chunk's round trip is ambiguous
