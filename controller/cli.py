@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +24,7 @@ from controller.exceptions import ControllerError
 from controller.failures import Watcher, link_change
 from controller.ranks import nccl_system_xml, nccl_topology_xml, uplink_crossings
 from controller.state import JobRecord
-from controller.telemetry import collect, job_totals, to_prometheus
+from controller.telemetry import collect, job_totals, metrics_server, to_prometheus
 from controller.trees import compute_tree, link_load
 
 Handler = Callable[[argparse.Namespace, ControllerApp], Any]
@@ -87,6 +88,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = cmd(sub, "counters", _counters, "per-job and per-switch counters")
     p.add_argument("--job", type=int, help="only this job")
     p.add_argument("--prometheus", action="store_true", help="Prometheus text format")
+
+    p = cmd(sub, "metrics", _metrics, "serve Prometheus metrics over HTTP (GET /metrics collects afresh)")
+    p.add_argument("--listen", default="127.0.0.1:9464", metavar="HOST:PORT")
+    p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds")
 
     p = cmd(sub, "events", _events, "controller events (switch loss, rebuilds, digests)")
     p.add_argument("--follow", "-f", action="store_true", help="keep printing new events")
@@ -303,6 +308,31 @@ def _counters(args: argparse.Namespace, app: ControllerApp) -> Any:
     if down:
         lines.append("unreachable: " + ", ".join(down))
     return {"samples": [x.to_dict() for x in samples], "jobs": totals, "text": "\n".join(lines)}
+
+
+def _metrics(args: argparse.Namespace, app: ControllerApp) -> Any:
+    host, _, port = args.listen.rpartition(":")
+    if not port.isdigit():
+        raise ControllerError(f"--listen expects HOST:PORT, got {args.listen!r}")
+    topology = getattr(args, "topology", None)
+
+    def scrape() -> str:
+        with app.session(topology) as s:
+            samples = collect(s.fabric, s.state.jobs, unknown_job_row=s.program.unknown_job_row(s.helper))
+        return to_prometheus(samples)
+
+    server = metrics_server(host or "127.0.0.1", int(port), scrape)
+    where = f"http://{host or '127.0.0.1'}:{server.server_port}/metrics"
+    print(json.dumps({"serving": where}) if args.json else f"serving {where} (Ctrl-C to stop)", flush=True)
+    if args.duration:
+        threading.Timer(args.duration, server.shutdown).start()
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
 
 
 def _events(args: argparse.Namespace, app: ControllerApp) -> Any:

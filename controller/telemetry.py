@@ -6,8 +6,9 @@ indices the controller granted, so the cost is one Read per counter per switch h
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from p4.v1 import p4runtime_pb2
 
@@ -119,3 +120,31 @@ def job_totals(samples: Iterable[Sample]) -> dict[str, dict[str, int]]:
         if key is not None:
             row[key] = row.get(key, 0) + s.value
     return totals
+
+
+class _MetricsHandler(BaseHTTPRequestHandler):
+    collect_text: Callable[[], str]
+
+    def do_GET(self) -> None:
+        if self.path.split("?", 1)[0] != "/metrics":
+            self.send_error(404, "only /metrics is served")
+            return
+        try:
+            body = self.collect_text().encode()
+        except Exception as exc:  # a scrape must get an answer, not a dropped connection
+            self.send_error(503, f"collection failed: {exc}".splitlines()[0])
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # scrapes are not worth a line each
+        return
+
+
+def metrics_server(host: str, port: int, collect_text: Callable[[], str]) -> ThreadingHTTPServer:
+    """An HTTP server answering `GET /metrics` with a fresh collection (call `serve_forever()` or use a thread)."""
+    handler = type("MetricsHandler", (_MetricsHandler,), {"collect_text": staticmethod(collect_text)})
+    return ThreadingHTTPServer((host, port), handler)

@@ -6,7 +6,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import threading
 import time
+import urllib.error
+import urllib.request
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +23,7 @@ from controller import cli
 from controller.app import ControllerApp
 from controller.fabric import Fabric
 from controller.failures import Watcher
+from controller.telemetry import collect, metrics_server, to_prometheus
 from controller.topologies import leaf_spine
 from controller.topology import Topology
 
@@ -177,3 +181,30 @@ def test_watcher_moves_a_job_off_a_stopped_switch_and_restores_it(lab: Lab,
             assert restored, "forwarding entries are back on the returned switch"
     finally:
         watcher.fabric.close()
+
+
+def test_metrics_endpoint_serves_prometheus_text(lab: Lab, capsys: pytest.CaptureFixture[str]) -> None:
+    push(lab, capsys)
+    ctl(lab, capsys, "job", "create", "h1", "h3")
+    app = ControllerApp(lab.state, timeout=20)
+
+    def scrape() -> str:
+        with app.session() as s:
+            return to_prometheus(collect(s.fabric, s.state.jobs))
+
+    server = metrics_server("127.0.0.1", 0, scrape)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/metrics", timeout=30) as resp:
+            assert resp.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+            body = resp.read().decode()
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/other", timeout=30)
+        assert info.value.code == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert "# TYPE p4ina_agg_packets_total counter" in body
+    assert 'p4ina_switch_up{switch="spine2"} 1' in body
