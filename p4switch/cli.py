@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from p4switch import compile_cli, switch_cli
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from p4switch.compile_cli import register as register_compile
+    from p4switch.switch_cli import register as register_switch
 
-    compile_cli.register(subparsers)
-    switch_cli.register(subparsers)
+    register_compile(subparsers)
+    register_switch(subparsers)
