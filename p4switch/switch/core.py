@@ -13,7 +13,6 @@ replaced pipeline still queued are dropped), state changes go through the runtim
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import logging
 import os
@@ -29,7 +28,8 @@ from p4.config.v1 import p4info_pb2
 
 from p4switch.exceptions import P4SwitchError
 from p4switch.runtime.context import DROP_PORT
-from p4switch.switch.impairments import DIRECTIONS, Impairment, ImpairmentConfig, ImpairmentError
+from p4switch.switch.impaired_links import ImpairedLinks
+from p4switch.switch.impairments import DIRECTIONS, ImpairmentConfig, ImpairmentError
 from p4switch.switch.pfc import parse_pfc, pause_seconds
 from p4switch.switch.pipeline import Pipeline, build_pipeline
 from p4switch.switch.ports import AfPacketPort, PortCapture
@@ -89,10 +89,7 @@ class Switch:
         self._outputs: list[OutputCallback] = []
         self._ports: dict[int, AfPacketPort] = {}
         self._capture: PortCapture | None = None
-        self._impair: dict[tuple[int, str], Impairment] = {}
-        self._delay_heap: list[tuple[float, int, int, str, bytes | None]] = []
-        self._delay_seq = itertools.count()
-        self._delay_cond = threading.Condition(threading.Lock())
+        self.links = ImpairedLinks(self._deliver, self._busy)
         self._threads: list[threading.Thread] = []
         self._worker_thread: threading.Thread | None = None
         self._sleeping = False
@@ -173,11 +170,11 @@ class Switch:
             pauses = parse_pfc(frame)
             if pauses is not None:
                 self._honor_pfc(port, pauses)
-        imp = self._impair.get((port, "in"))
+        imp = self.links.table.get((port, "in"))
         if imp is None:
             self._push_input(IngressPacket(port, frame, next(self._packet_ids)))
         else:
-            self._impaired(imp, port, "in", frame)
+            self.links.submit(imp, port, "in", frame)
 
     def _honor_pfc(self, port: int, pauses: dict[int, int]) -> None:
         self.pfc_frames_received += 1
@@ -217,18 +214,10 @@ class Switch:
         for i, d in enumerate(dirs):
             config = ImpairmentConfig(loss, dup, reorder, delay_ms, jitter_ms, seed=seed + i, corrupt=corrupt)
             config.validate()
-            if config.active:
-                self._impair[(port, d)] = Impairment(config)
-            else:
-                self._impair.pop((port, d), None)
+            self.links.configure(port, d, config)
 
     def impairment_stats(self) -> dict[str, dict[str, int]]:
-        return {
-            f"{port}/{d}": {
-                "lost": imp.lost, "duplicated": imp.duplicated, "reordered": imp.reordered, "corrupted": imp.corrupted
-            }
-            for (port, d), imp in sorted(self._impair.items())
-        }
+        return self.links.stats()
 
     def stats(self) -> dict[str, Any]:
         out: dict[str, Any] = asdict(self.engine.counters)
@@ -252,12 +241,11 @@ class Switch:
         if self._running or self._stopped:
             return
         self._running = True
-        for target, name in ((self._worker_loop, "pipeline"), (self._delay_loop, "delay")):
-            t = threading.Thread(target=target, name=f"switch{self.device_id}-{name}", daemon=True)
-            if name == "pipeline":
-                self._worker_thread = t
-            t.start()
-            self._threads.append(t)
+        t = threading.Thread(target=self._worker_loop, name=f"switch{self.device_id}-pipeline", daemon=True)
+        self._worker_thread = t
+        t.start()
+        self._threads.append(t)
+        self.links.start(f"switch{self.device_id}-links")
 
     def stop(self) -> None:
         """Stop threads and close ports and captures. Idempotent; the switch cannot be restarted."""
@@ -269,8 +257,7 @@ class Switch:
         self._wake()
         with self._in_cond:
             self._in_cond.notify_all()
-        with self._delay_cond:
-            self._delay_cond.notify_all()
+        self.links.stop()
         for t in self._threads:
             t.join(timeout=5.0)
         for p in self._ports.values():
@@ -439,11 +426,11 @@ class Switch:
             self._busy(-1)
 
     def _transmit(self, port: int, frame: bytes) -> None:
-        imp = self._impair.get((port, "out"))
+        imp = self.links.table.get((port, "out"))
         if imp is None:
             self._emit(port, frame)
         else:
-            self._impaired(imp, port, "out", frame)
+            self.links.submit(imp, port, "out", frame)
 
     def _emit(self, port: int, frame: bytes) -> None:
         if log.isEnabledFor(logging.DEBUG):
@@ -470,45 +457,8 @@ class Switch:
 
     # ---------------------------------------------------------------------------------------- impairments
 
-    def _impaired(self, imp: Impairment, port: int, direction: str, frame: bytes) -> None:
-        now = time.monotonic()
-        was_holding = imp.holding
-        released = imp.process(frame, now)
-        with self._delay_cond:
-            if imp.holding and not was_holding:
-                self._busy(1)
-                assert imp._held is not None
-                heapq.heappush(self._delay_heap, (imp._held[0], next(self._delay_seq), port, direction, None))
-            elif was_holding and not imp.holding:
-                self._busy(-1)
-            for when, f in released:
-                self._busy(1)
-                heapq.heappush(self._delay_heap, (when, next(self._delay_seq), port, direction, f))
-            self._delay_cond.notify()
-
     def _deliver(self, port: int, direction: str, frame: bytes) -> None:
         if direction == "out":
             self._emit(port, frame)
         else:
             self._push_input(IngressPacket(port, frame, next(self._packet_ids)))
-
-    def _delay_loop(self) -> None:
-        while True:
-            with self._delay_cond:
-                while self._running and (not self._delay_heap or self._delay_heap[0][0] > time.monotonic()):
-                    timeout = self._delay_heap[0][0] - time.monotonic() if self._delay_heap else None
-                    self._delay_cond.wait(timeout)
-                if not self._running:
-                    return
-                when, _seq, port, direction, frame = heapq.heappop(self._delay_heap)
-            if frame is None:  # a held-back (reordered) frame's hold time is over
-                imp = self._impair.get((port, direction))
-                if imp is not None and imp.holding:
-                    for _when, f in imp.expire(when):
-                        self._busy(-1)
-                        self._deliver(port, direction, f)
-                continue
-            try:
-                self._deliver(port, direction, frame)
-            finally:
-                self._busy(-1)

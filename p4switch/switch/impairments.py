@@ -107,3 +107,8 @@ class Impairment:
     @property
     def holding(self) -> bool:
         return self._held is not None
+
+    @property
+    def held_until(self) -> float | None:
+        """When the frame held back for reordering is released at the latest (None: nothing held)."""
+        return self._held[0] if self._held is not None else None

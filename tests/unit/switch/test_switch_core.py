@@ -17,7 +17,7 @@ from switch_helpers import PRE
 from p4switch.exceptions import DeviceConfigError, P4SwitchError
 from p4switch.switch.core import Switch
 from p4switch.switch.entries_file import apply_write_request
-from p4switch.switch.impairments import ImpairmentError
+from p4switch.switch.impairments import ImpairmentConfig, ImpairmentError
 from p4switch.switch.pfc import build_pfc, parse_pfc
 
 
@@ -185,3 +185,14 @@ def test_stop_is_idempotent() -> None:
     sw.stop()
     sw.stop()
     sw.inject(0, b"x" * 20)  # after stop: refused quietly, never blocks
+
+
+def test_replacing_an_impairment_releases_its_held_frame(switch: Switch) -> None:
+    out = Outputs()
+    switch.add_output_callback(out)
+    switch.links.configure(1, "out", ImpairmentConfig(reorder=1.0, reorder_hold_ms=600_000))
+    switch.inject(0, ctl(port=1, payload=b"H"))
+    assert wait_until(lambda: switch.links.table[(1, "out")].holding)
+    switch.set_impairment(1, "out")  # removed: the held frame leaves now
+    assert switch.wait_idle(timeout=5)
+    assert [f[-1:] for f in out.on(1)] == [b"H"]
