@@ -136,9 +136,7 @@ class Elaborator:
                 self.pipeline.blocks[role] = block
         if self.diagnostics:
             raise CompileError(self.diagnostics)
-        for role in V1MODEL_ROLES:
-            block = self.pipeline.blocks[role]
-            self.collect(block)
+        self.collect([self.pipeline.blocks[role] for role in V1MODEL_ROLES])
         self.collect_controller_headers()
         self.collect_field_lists()
         if self.diagnostics:
@@ -185,7 +183,31 @@ class Elaborator:
         return block
 
     # ----------------------------------------------------------------------------------------------- collection
-    def collect(self, block: BlockInstance) -> None:
+    def collect(self, roots: list[BlockInstance]) -> None:
+        """Visit blocks breadth first, as p4c's `forAllEvaluatedBlocks` does: a block's actions when the block is
+        visited, its tables, extern instances and sub-controls one level later, in declaration order."""
+        for block in roots:
+            self.visit_block(block)
+        level = roots
+        while level:
+            following: list[BlockInstance] = []
+            for block in level:
+                decl = block.decl
+                applied = self.applied_tables(decl) if isinstance(decl, ast.ControlDeclaration) else set()
+                for local in decl.locals:
+                    if isinstance(local, ast.TableDeclaration):
+                        if local in applied:
+                            self.add_table(block, local)
+                    elif isinstance(local, ast.Instantiation):
+                        child = block.child_by_name.get(local.name)
+                        if child is not None:
+                            self.visit_block(child)
+                            following.append(child)
+                        else:
+                            self.add_extern(block, local)
+            level = following
+
+    def visit_block(self, block: BlockInstance) -> None:
         decl = block.decl
         prefix = block.prefix
         if isinstance(decl, ast.ControlDeclaration):
@@ -199,18 +221,11 @@ class Elaborator:
                     self.add_action(local, prefix)
             if any(self.action_has_params(a) for a in used) or self.calls_extern_function(decl):
                 self.model.type_info_used = True
-        for local in decl.locals:
-            if isinstance(local, ast.TableDeclaration) and isinstance(decl, ast.ControlDeclaration):
-                if local in self.applied_tables(decl):
-                    self.add_table(block, local)
-            elif isinstance(local, ast.Instantiation):
-                self.add_extern(block, local)
-            elif isinstance(local, ast.ValueSetDeclaration):
-                self.add_value_set(block, local)
-        if isinstance(decl, ast.ControlDeclaration):
             self.collect_digests(decl)
-        for child in block.children:
-            self.collect(child)
+        else:
+            for local in decl.locals:
+                if isinstance(local, ast.ValueSetDeclaration):
+                    self.add_value_set(block, local)
 
     def used_actions(self, decl: ast.ControlDeclaration) -> list[ast.ActionDeclaration]:
         """Actions referenced by the control's tables or called from its body or actions, in first-use order
