@@ -1393,10 +1393,13 @@ def substitute(t: P4Type, sub: dict[str, P4Type]) -> P4Type:
 
 
 def _table_action_names(decl: ast.TableDeclaration) -> list[str]:
+    names: list[str] = []
     for prop in decl.properties:
         if isinstance(prop, ast.ActionsProperty):
-            return [a.name.name for a in prop.actions]
-    return []
+            names = [a.name.name for a in prop.actions]
+    if not any(isinstance(p, ast.DefaultActionProperty) and p.action is not None for p in decl.properties):
+        names.append("NoAction")  # p4c adds `@defaultonly NoAction` to tables without a default action
+    return names
 
 
 def _text(e: ast.Node) -> str:
