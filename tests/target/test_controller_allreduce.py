@@ -197,7 +197,7 @@ def test_compiled_program_matches_the_controller_binding() -> None:
 
     helper = P4InfoHelper(compiled.p4info)
     assert P4inaProgram().capacity(helper) == (512, 1024, 16)
-    doc = importlib.util.spec_from_file_location("doc_p4info", REPO / "tests" / "unit" / "controller" / "p4ina_p4info.py")
+    doc = importlib.util.spec_from_file_location("doc_p4info", REPO / "tests" / "unit" / "controller" / "controller_program_p4info.py")
     assert doc is not None and doc.loader is not None
     module = importlib.util.module_from_spec(doc)
     doc.loader.exec_module(module)

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _documented_p4info() -> Any:
     spec = importlib.util.spec_from_file_location("p4ina_p4info_doc",
-                                                  REPO / "tests" / "unit" / "controller" / "p4ina_p4info.py")
+                                                  REPO / "tests" / "unit" / "controller" / "controller_program_p4info.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

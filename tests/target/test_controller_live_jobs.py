@@ -2,7 +2,7 @@
 intended, delete leaves the switches empty, admission refuses with the reason, a lost spine moves the tree.
 
 Uses the compiler's P4Info of p4src/p4ina.p4 when the embedded compiler can build it, otherwise the P4Info shaped
-as docs/p4-program.md documents it (tests/unit/controller/p4ina_p4info.py); the server is the real one either way.
+as docs/p4-program.md documents it (tests/unit/controller/controller_program_p4info.py); the server is the real one either way.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _documented_p4info() -> p4info_pb2.P4Info:
-    path = REPO / "tests" / "unit" / "controller" / "p4ina_p4info.py"
+    path = REPO / "tests" / "unit" / "controller" / "controller_program_p4info.py"
     spec = importlib.util.spec_from_file_location("p4ina_p4info_doc", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

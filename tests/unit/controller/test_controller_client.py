@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from controller_p4rt_double import DoubleServer
 from p4.v1 import p4runtime_pb2
-from p4rt_double import DoubleServer
 
 from controller.client import StreamEvent, SwitchClient, entity, update
 from controller.exceptions import MastershipError, RpcError, SwitchUnavailableError

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from p4ina_p4info import documented_p4info
-from p4rt_double import DoubleServer
+from controller_p4rt_double import DoubleServer
+from controller_program_p4info import documented_p4info
 
 from controller.client import entity, update
 from controller.exceptions import AdmissionError, RpcError, SwitchUnavailableError

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from controller_p4rt_double import DoubleServer
+from controller_program_p4info import documented_p4info
 from google.protobuf import text_format
-from p4ina_p4info import documented_p4info
-from p4rt_double import DoubleServer
 
 from controller.app import ControllerApp
 from controller.failures import Watcher, link_change
