@@ -481,3 +481,17 @@ def test_third_party_style_programs_type_check(path: Path) -> None:
     """Parsed programs in the style of common third-party v1model code also pass the type checker."""
     check = pytest.importorskip("p4switch.frontend.typecheck")
     check.check_program(parse_program(path))
+
+
+def test_ast_walk_dump_and_identity() -> None:
+    program = parse_text("const bit<8> A = 1 + 2;\nconst bit<8> B = 1 + 2;", "t.p4")
+    a, b = program.declarations
+    assert isinstance(a, ast.ConstantDeclaration) and isinstance(b, ast.ConstantDeclaration)
+    kinds = [type(n).__name__ for n in ast.walk(a)]
+    assert kinds == ["ConstantDeclaration", "BitType", "IntLiteral", "BinaryOp", "IntLiteral", "IntLiteral"]
+    # structurally equal values, distinct nodes: side tables keyed by node never mix them up
+    assert ast.dump(a.value) == ast.dump(b.value)
+    assert a.value != b.value and len({a.value: 1, b.value: 2}) == 2
+    assert ast.dump(a.value, with_loc=True) != ast.dump(b.value, with_loc=True)
+    with pytest.raises(AttributeError):
+        a.name = "C"  # type: ignore[misc]
