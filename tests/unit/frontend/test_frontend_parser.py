@@ -476,9 +476,11 @@ def test_for_loops_break_and_continue() -> None:
     assert isinstance(loop_untyped.collection, ast.ListExpression)
 
 
-@pytest.mark.parametrize("path", DATA, ids=lambda p: p.name)
-def test_third_party_style_programs_type_check(path: Path) -> None:
-    """Parsed programs in the style of common third-party v1model code also pass the type checker."""
+@pytest.mark.parametrize(
+    "path", DATA + TARGET_PROGRAMS, ids=lambda p: p.parent.name if p.name == "prog.p4" else p.name
+)
+def test_programs_type_check(path: Path) -> None:
+    """Parsed programs (third-party style, and the target corpus) also pass the type checker."""
     check = pytest.importorskip("p4switch.frontend.typecheck")
     check.check_program(parse_program(path))
 
