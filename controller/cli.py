@@ -129,6 +129,13 @@ def _run(fn: Handler) -> Callable[[argparse.Namespace], int]:
         except OSError as exc:
             print(f"p4ina ctl: error: {exc}", file=sys.stderr)
             return 1
+        except Exception as exc:  # a bug: one line for users, the traceback with P4INA_DEBUG=1
+            if os.environ.get("P4INA_DEBUG"):
+                raise
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            print(f"p4ina ctl: internal error: {type(exc).__name__}: {first} (P4INA_DEBUG=1 for details)",
+                  file=sys.stderr)
+            return 1
         if isinstance(result, int):
             return result
         if result is not None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from google.protobuf import text_format
+from google.protobuf.message import DecodeError
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
@@ -26,15 +27,18 @@ _MATCH_TYPE_NAMES = {v: k for k, v in p4info_pb2.MatchField.MatchType.items()}
 
 def load_p4info(path: str | Path) -> p4info_pb2.P4Info:
     """Read P4Info in text format (`.txt`, `.txtpb`) or binary (`.bin`, `.pb`)."""
-    data = Path(path).read_bytes()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise P4InfoError(f"cannot read P4Info {path}: {exc.strerror}") from None
     info = p4info_pb2.P4Info()
-    if Path(path).suffix in (".bin", ".pb"):
-        info.ParseFromString(data)
-    else:
-        try:
+    try:
+        if Path(path).suffix in (".bin", ".pb"):
+            info.ParseFromString(data)
+        else:
             text_format.Parse(data.decode(), info)
-        except text_format.ParseError as exc:
-            raise P4InfoError(f"{path}: not a P4Info text file: {exc}") from exc
+    except (text_format.ParseError, DecodeError, UnicodeDecodeError) as exc:
+        raise P4InfoError(f"{path}: not a P4Info file: {str(exc).splitlines()[0]}") from None
     return info
 
 

@@ -118,3 +118,13 @@ def test_counter_and_register_indices_are_checked() -> None:
     assert helper.register_entry("I.cells", 3).register_id == 0x13000001
     with pytest.raises(P4InfoError, match="no register named"):
         helper.register_entry("I.nope")
+
+
+def test_bad_p4info_files_are_one_line_errors(tmp_path: Path) -> None:
+    (tmp_path / "bad.txtpb").write_text("tables { nonsense: 1 }")
+    (tmp_path / "bad.bin").write_bytes(b"\xff\xff\xff")
+    (tmp_path / "bin.txt").write_bytes(b"\xff\xfe")
+    for name in ("bad.txtpb", "bad.bin", "bin.txt", "missing.txt"):
+        with pytest.raises(P4InfoError) as info:
+            load_p4info(tmp_path / name)
+        assert "\n" not in str(info.value) and name in str(info.value)
