@@ -134,8 +134,10 @@ def test_int32_exact_with_loss_and_duplication_on_worker_links(job: Job, capsys:
               f"frames lost {lost}, duplicated {duplicated}; retransmissions per worker {retrans}")
 
 
-def test_narrow_int16_contributions_and_results(capsys: pytest.CaptureFixture[str]) -> None:
-    j = _start_job(fmt="int16", result_fmt=P.FMT_INT16)
+@pytest.mark.parametrize("fmt,result_fmt", [("int16", P.FMT_INT16), ("int8", P.FMT_INT32), ("int8", P.FMT_INT8)])
+def test_narrow_contributions_and_results(fmt: str, result_fmt: int, capsys: pytest.CaptureFixture[str]) -> None:
+    bits, result_bits = {"int16": 16, "int8": 8}[fmt], {P.FMT_INT32: 32, P.FMT_INT16: 16, P.FMT_INT8: 8}[result_fmt]
+    j = _start_job(fmt=fmt, result_fmt=result_fmt)
     try:
         rng = np.random.default_rng(16)
         data = [rng.standard_normal(1000).astype(np.float32) for _ in range(N)]
@@ -143,10 +145,12 @@ def test_narrow_int16_contributions_and_results(capsys: pytest.CaptureFixture[st
         exact = np.sum([d.astype(np.float64) for d in data], axis=0)
         e = j.workers[0].last_exponent
         assert e is not None
-        bound = Q.narrow_error_bound(e, N, 16, exact, np.float32, result_bits=16)
+        bound = Q.narrow_error_bound(e, N, bits, exact, np.float32, result_bits=result_bits)
         assert np.all(np.abs(out[0].astype(np.float64) - exact) <= bound)
+        assert all(np.array_equal(o, out[0]) for o in out)
         with capsys.disabled():
-            print(f"\n[hostagent] int16 in/out: max error {np.abs(out[0] - exact).max():.3g} (bound {bound.max():.3g})")
+            print(f"\n[hostagent] {fmt} in, {P.FORMAT_NAMES[result_fmt]} out: max error "
+                  f"{np.abs(out[0] - exact).max():.3g} (bound {bound.max():.3g})")
     finally:
         j.switch.stop()
 
