@@ -26,13 +26,10 @@ from p4switch.frontend.types import (
     HeaderUnionT,
     ListT,
     P4Type,
-    StackT,
     StructExprT,
     StructLikeT,
     StructT,
-    TupleT,
     underlying,
-    width_of,
 )
 
 if TYPE_CHECKING:
@@ -412,8 +409,7 @@ class BlockGen:
         if isinstance(decl, ast.ActionDeclaration) and self.mod.is_local_action(self.block, decl):
             prefix = f"ctx{self.params_sig}, cl"
         invocation = f"{fn}({prefix}{''.join(', ' + a for a in args)})"
-        returns_value = isinstance(decl, ast.FunctionDeclaration) and not isinstance(
-            self.typed.types.get(call), (type(None),)) and not self.mod.returns_void(decl)
+        returns_value = isinstance(decl, ast.FunctionDeclaration) and not self.mod.returns_void(decl)
         if not copy_back:
             return invocation
         result = self.tmp("r")
@@ -565,16 +561,4 @@ def out_scalar_params(params: tuple[ast.Parameter, ...], typed: Any) -> list[ast
     return out
 
 
-def header_width(t: P4Type) -> int:
-    return (width_of(t) or 0) // 8
-
-
-def stack_type(t: P4Type) -> StackT | None:
-    return t if isinstance(t, StackT) else None
-
-
-def tuple_type(t: P4Type) -> TupleT | None:
-    return t if isinstance(t, TupleT) else None
-
-
-__all__ = ["BlockGen", "class_name", "header_width", "mask", "out_scalar_params"]
+__all__ = ["BlockGen", "out_scalar_params"]

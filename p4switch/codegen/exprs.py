@@ -14,15 +14,11 @@ from p4switch.frontend import ast
 from p4switch.frontend.consteval import to_unsigned
 from p4switch.frontend.scope import Var
 from p4switch.frontend.types import (
-    ActionEnumT,
     ApplyResultT,
     BitsT,
     BoolT,
     EnumT,
     ErrorT,
-    ExternT,
-    HeaderT,
-    HeaderUnionT,
     InfIntT,
     NewTypeT,
     P4Type,
@@ -48,10 +44,6 @@ class CodegenError(Exception):
 
 def mask(width: int) -> str:
     return hex((1 << width) - 1)
-
-
-def _is_simple(code: str) -> bool:
-    return code.replace(".", "").replace("_", "").isalnum()
 
 
 class ExprGen:
@@ -323,7 +315,3 @@ class ExprGen:
 
     def e_DontCare(self, e: ast.DontCare) -> str:
         return "None"
-
-
-def is_external(t: P4Type) -> bool:
-    return isinstance(t, (ExternT, ActionEnumT, HeaderT, HeaderUnionT))

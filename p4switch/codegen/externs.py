@@ -18,7 +18,6 @@ from p4switch.frontend.typecheck import CallInfo
 from p4switch.frontend.types import (
     BitsT,
     BoolT,
-    EnumT,
     ExternT,
     HeaderT,
     HeaderUnionT,
@@ -324,7 +323,3 @@ class ExternGen:
             raise CodegenError(self.mod.current, f"cannot emit a value of type {t}")
         else:
             raise CodegenError(self.mod.current, f"emit needs a header, stack, union or struct, not {t}")
-
-
-def enum_index(t: EnumT, member: str) -> int:
-    return t.members.index(member)

@@ -268,9 +268,6 @@ class Elaborator:
             info = self.typed.calls.get(n) if isinstance(n, ast.Call) else None
             if info is not None and info.kind == "table_apply":
                 tables.add(info.decl)
-        for local in decl.locals:
-            if isinstance(local, ast.ActionDeclaration):
-                continue
         return tables
 
     def calls_extern_function(self, decl: ast.ControlDeclaration) -> bool:
