@@ -16,4 +16,3 @@ CASES = [
 ]
 INPUT = [(0, a + (b or b"")) for a, b in CASES]
 EXPECTED = {1: [exact(bytes([flags(a, b)]) + a + (b or b"")) for a, b in CASES]}
-KNOWN_ISSUE = "p4ina compile: 'comparing headers or structs is not supported by this target' (p4c and BMv2 support it)"
