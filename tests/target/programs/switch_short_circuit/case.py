@@ -25,8 +25,3 @@ def out(a: int, b: int) -> bytes:
 VALUES = [(1, 0), (2, 7), (3, 9), (4, 1), (0, 6)]
 INPUT = [(0, bits((8, a), (8, b))) for a, b in VALUES]
 EXPECTED = {1: [exact(out(a, b)) for a, b in VALUES]}
-
-KNOWN_ISSUE = (
-    "codegen evaluates every operand of ||, && and ?: even when they call functions with side effects "
-    "(P4_16 8.5 and p4c/BMv2 short-circuit): bump() runs 6 times instead of 3-4"
-)
