@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from p4switch.codegen.exprs import CodegenError, ExprGen, mask
-from p4switch.codegen.layout import class_name, default_value, is_object, leaf_fields, pyname, scalar_width
+from p4switch.codegen.exprs import CodegenError, ExprGen
+from p4switch.codegen.layout import default_value, is_object, leaf_fields, pyname, scalar_width
 from p4switch.frontend import ast
 from p4switch.frontend.elaborate import BlockInstance
 from p4switch.frontend.scope import Var
