@@ -1,0 +1,119 @@
+"""The at-scale model's closed forms say what they claim, and calibration recovers known parameters."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+
+import pytest
+
+from bench import model_cli
+from bench.model import (
+    ALGORITHMS,
+    TOPOLOGIES,
+    WIRE_OVERHEAD_BYTES,
+    Measurement,
+    Params,
+    allreduce_time,
+    calibrate,
+    fabric_for,
+)
+
+NO_LATENCY = Params(host_overhead_s=0.0, switch_latency_s=0.0)
+
+
+@pytest.mark.parametrize("hosts", [4, 64, 1000])
+def test_ring_moves_two_n_minus_one_over_n_of_the_message(hosts: int) -> None:
+    size = 64 * 2**20
+    t = allreduce_time("ring", "fattree", hosts, size, NO_LATENCY)
+    chunk = size / hosts
+    packets = -(-chunk // NO_LATENCY.payload_bytes)
+    wire = chunk + packets * WIRE_OVERHEAD_BYTES
+    assert t == pytest.approx(2 * (hosts - 1) * wire / NO_LATENCY.link_bytes_per_s, rel=1e-9)
+
+
+def test_in_network_sends_the_message_once_at_line_rate() -> None:
+    size = 64 * 2**20
+    t = allreduce_time("innet", "leafspine", 64, size, NO_LATENCY)
+    packets = size / NO_LATENCY.payload_bytes
+    line = packets * (NO_LATENCY.payload_bytes + WIRE_OVERHEAD_BYTES) / NO_LATENCY.link_bytes_per_s
+    assert t == pytest.approx(line, rel=1e-3)
+
+
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_in_network_beats_the_ring_at_scale(topology: str) -> None:
+    p = Params()
+    for n in (1024, 100_000):
+        assert allreduce_time("innet", topology, n, 4 * 2**20, p) < allreduce_time("ring", topology, n, 4 * 2**20, p)
+
+
+def test_ring_latency_grows_linearly_with_hosts_for_small_messages() -> None:
+    p = Params()
+    t1, t2 = (allreduce_time("ring", "fattree", n, 1024, p) for n in (1000, 4000))
+    assert 3.5 < t2 / t1 < 4.5
+
+
+def test_random_rank_order_pays_for_oversubscription() -> None:
+    aware = Params(oversubscription=4.0, topology_aware_ranks=True)
+    random_order = replace(aware, topology_aware_ranks=False)
+    size = 64 * 2**20
+    assert allreduce_time("ring", "leafspine", 256, size, random_order) > 2 * allreduce_time(
+        "ring", "leafspine", 256, size, aware
+    )
+
+
+def test_switch_rate_and_loss_slow_in_network_down() -> None:
+    base = Params()
+    size = 16 * 2**20
+    t = allreduce_time("innet", "fattree", 512, size, base)
+    assert allreduce_time("innet", "fattree", 512, size, replace(base, switch_agg_pps=1e5)) > 10 * t
+    assert allreduce_time("innet", "fattree", 512, size, replace(base, loss_rate=0.01)) > t
+
+
+def test_tree_depth_follows_the_fabric() -> None:
+    p = Params()
+    assert fabric_for("fattree", 2, p).tree_depth == 1
+    assert fabric_for("fattree", 16, p).tree_depth == 3  # k=4: 2 per edge, 4 per pod
+    assert fabric_for("leafspine", 32, p).tree_depth == 1
+    assert fabric_for("leafspine", 33, p).tree_depth == 2
+    assert fabric_for("leafspine", 32 * 64 + 1, p).tree_depth == 3
+
+
+def test_bad_inputs_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown topology"):
+        fabric_for("hypercube", 8, Params())
+    with pytest.raises(ValueError, match="at least 2"):
+        fabric_for("fattree", 1, Params())
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        allreduce_time("butterfly", "fattree", 8, 1e6, Params())
+
+
+def test_calibration_recovers_parameters_from_their_own_predictions() -> None:
+    truth = Params(link_gbps=1.0, host_overhead_s=3e-4, switch_latency_s=2e-5, switch_agg_pps=12_000.0)
+    runs = [
+        Measurement(alg, "leafspine", n, size, allreduce_time(alg, "leafspine", n, size, truth))
+        for alg in ("innet", "ring") for n in (2, 4, 8) for size in (4096.0, 262144.0, 4194304.0)
+    ]
+    start = Params(link_gbps=1.0, host_overhead_s=1e-6, switch_latency_s=1e-6, switch_agg_pps=1e6)
+    cal = calibrate(runs, start)
+    assert cal.mean_abs_rel_error < 0.05
+    held_out = Measurement("innet", "leafspine", 16, 1048576.0, allreduce_time("innet", "leafspine", 16, 1048576.0,
+                                                                              truth))
+    predicted = allreduce_time("innet", "leafspine", 16, 1048576.0, cal.params)
+    assert predicted == pytest.approx(held_out.seconds, rel=0.1)
+
+
+def _model_command(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="p4ina")
+    model_cli.register(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    return int(args.handler(args))
+
+
+def test_cli_writes_every_combination(tmp_path, capsys) -> None:
+    assert _model_command(["model", "--hosts", "1024,2048", "--sizes", "1048576", "--out", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["rows"]) == 2 * len(TOPOLOGIES) * len(ALGORITHMS)
+    assert (tmp_path / "model.png").stat().st_size > 0
+    assert json.loads((tmp_path / "model.json").read_text())["rows"] == out["rows"]
