@@ -189,6 +189,22 @@ def test_allreduce_survives_the_loss_of_the_root_switch(fabric: tuple[Fabric, Co
           f"({root} -> {new_root})")
 
 
+def test_two_concurrent_jobs_on_disjoint_trees_are_both_exact(fabric: tuple[Fabric, ControllerApp]) -> None:
+    fab, app = fabric
+    with app.session() as s:
+        first = s.jobs.create(["h1", "h3"], slots=POOL)
+        second = s.jobs.create(["h2", "h4"], slots=POOL, quant="int32")
+        assert first.tree.root != second.tree.root and not first.tree.links() & second.tree.links()
+        jobs = [{"job": r.job_id, "workers": r.workers} for r in (first, second)]
+    workers = _workers(fab, jobs[0]) + _workers(fab, jobs[1])
+    rng = np.random.default_rng(9)
+    data = {(w.job, w.rank): rng.integers(-(2**20), 2**20, size=3000, dtype=np.int32) for w in workers}
+    out = _run_all(workers, lambda w: w.allreduce(data[w.job, w.rank]))
+    for w, result in zip(workers, out, strict=True):
+        exact = np.sum([data[w.job, r] for r in range(2)], axis=0, dtype=np.int64).astype(np.int32)
+        assert np.array_equal(result, exact), f"job {w.job} rank {w.rank}"
+
+
 def test_compiled_program_matches_the_controller_binding() -> None:
     """Every table, action and counter the controller writes exists in the compiled program with these widths."""
     compiled = _compile()
