@@ -20,6 +20,8 @@ from aggnet import (
 )
 from test_aggregation_trees import assert_exact, build_two_level
 
+from hostagent import protocol as proto
+
 
 @pytest.fixture
 def fabric() -> Iterator[Fabric]:
@@ -105,3 +107,23 @@ def test_late_duplicate_is_stale_and_harmless(fabric: Fabric) -> None:
         w.next_step(f.chunks)
     fabric.run(max_silences=0)
     assert_exact(workers)
+
+
+def test_two_levels_random_loss_duplication_and_order(fabric: Fabric) -> None:
+    """The same on two levels, where lost partial sums and lost RESULTs between switches must be recovered by the
+    leaves resending upwards and the spine answering with its stored RESULT."""
+    workers = make_workers(4, chunks=300, pool=3, seed=21)
+    build_two_level(fabric, workers, pool=3)
+    rng = random.Random(22)
+    resent_up = 0
+
+    def fate(n: int, item: InFlight) -> str:
+        nonlocal resent_up
+        if item.target == "s" and item.frame[proto.AGG_OFFSET + proto.OFF_FMT_FLAGS] & proto.FLAG_RETX:
+            resent_up += 1
+        r = rng.random()
+        return "drop" if r < 0.05 else "dup" if r < 0.10 else "deliver"
+
+    silences = fabric.run(rng=random.Random(23), fate=fate, max_silences=5000)
+    assert_exact(workers)
+    assert silences > 0 and resent_up > 0
