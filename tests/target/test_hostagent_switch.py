@@ -20,6 +20,7 @@ from aggnet import AggSwitch, JobOnSwitch, Neighbor, compiled_program, install_j
 from hostagent import protocol as P
 from hostagent import quantize as Q
 from hostagent.codec import Endpoints
+from hostagent.exceptions import QuantizationError
 from hostagent.transport import SwitchPorts
 from hostagent.worker import Worker
 
@@ -203,3 +204,18 @@ def test_two_level_tree_with_lossy_uplinks(capsys: pytest.CaptureFixture[str]) -
     finally:
         for sw in switches:
             sw.stop()
+
+
+def test_int32_overflow_is_reported_not_wrapped(job: Job) -> None:
+    data = [np.full(70, 2**30, dtype=np.int32) for _ in range(N)]  # the sum, 2**32, does not fit int32
+    errors: list[str] = []
+
+    def call(w: Worker) -> bool:
+        try:
+            w.allreduce(data[w.rank])
+        except QuantizationError as exc:
+            errors.append(str(exc))
+        return True
+
+    _run_all(job.workers, call)
+    assert len(errors) == N and all("overflowed" in e for e in errors)
