@@ -32,7 +32,7 @@ from p4switch.frontend.types import (
 )
 
 V1MODEL_ROLES = ("parser", "verify_checksum", "ingress", "egress", "compute_checksum", "deparser")
-_HIDDEN_ANNOTATIONS = {"name", "id", "hidden", "brief", "description", "match"}
+_HIDDEN_ANNOTATIONS = {"name", "id", "brief", "description", "match", "pkginfo"}
 
 
 @dataclass(eq=False)
@@ -79,8 +79,8 @@ def render_annotations(annotations: tuple[ast.Annotation, ...]) -> list[str]:
         if a.name in _HIDDEN_ANNOTATIONS:
             continue
         if a.structured:
-            out.append(f"@{a.name}[{a.body}]")
-        elif a.body or a.tokens:
+            continue  # p4c puts `@x[...]` into structured_annotations, which this target does not emit
+        if a.body or a.tokens:
             out.append(f"@{a.name}({a.body})")
         else:
             out.append(f"@{a.name}")
