@@ -18,7 +18,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "controller.cli",
     "p4fabric.cli",
     "bench.cli",
-    "bench.model_cli",
+    "bench.scale.cli",
 )
 
 

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from bench import model_cli
-from bench.model import (
+from bench.scale import cli as model_cli
+from bench.scale.model import (
     ALGORITHMS,
     TOPOLOGIES,
     WIRE_OVERHEAD_BYTES,

@@ -1,4 +1,4 @@
-"""`p4ina model`: all-reduce time at 1k..100k GPUs from the analytical fabric model (bench/model.py), optionally
+"""`p4ina model`: all-reduce time at 1k..100k GPUs from the analytical fabric model (bench/scale/model.py), optionally
 calibrated from emulated measurements, as JSON, a PNG plot and a console table."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
-from bench.model import ALGORITHMS, TOPOLOGIES, Measurement, Params, calibrate, sweep
+from bench.scale.model import ALGORITHMS, TOPOLOGIES, Measurement, Params, calibrate, sweep
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
