@@ -9,6 +9,7 @@ the new root waits for it forever (see the report to the data-plane owner)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import threading
 import time
@@ -38,6 +39,7 @@ POOL = 16
 
 
 
+@functools.lru_cache(maxsize=1)
 def _compile() -> Any:
     compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not there yet")
     try:
