@@ -196,3 +196,41 @@ def test_replacing_an_impairment_releases_its_held_frame(switch: Switch) -> None
     switch.set_impairment(1, "out")  # removed: the held frame leaves now
     assert switch.wait_idle(timeout=5)
     assert [f[-1:] for f in out.on(1)] == [b"H"]
+
+
+def test_control_plane_writes_while_packets_flow(switch: Switch) -> None:
+    """A writer thread rewrites a multicast group (as gRPC threads do) while traffic uses it: no packet fails,
+    and every copy matches one of the two group versions."""
+    from p4switch.runtime.entries import MODIFY, EntityCodec
+
+    codec = EntityCodec(switch.state)
+    versions = [
+        p4runtime_pb2.MulticastGroupEntry(multicast_group_id=1, replicas=[
+            p4runtime_pb2.Replica(egress_port=1, instance=7), p4runtime_pb2.Replica(egress_port=2, instance=8)]),
+        p4runtime_pb2.MulticastGroupEntry(multicast_group_id=1, replicas=[
+            p4runtime_pb2.Replica(egress_port=3, instance=5)]),
+    ]
+    out = Outputs()
+    switch.add_output_callback(out)
+    stop = threading.Event()
+
+    def writer() -> None:
+        i = 0
+        while not stop.is_set():
+            entity = p4runtime_pb2.Entity(packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry(
+                multicast_group_entry=versions[i % 2]))
+            codec.write(MODIFY, entity)
+            i += 1
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        for _ in range(300):
+            switch.inject(0, ctl(mcast=1))
+        assert switch.wait_idle(timeout=60)
+    finally:
+        stop.set()
+        t.join()
+    assert switch.stats()["errors"] == 0
+    seen = {(p, observe(f)["egress_rid"]) for p, f in out.frames}
+    assert seen <= {(1, 7), (2, 8), (3, 5)} and len(out.frames) >= 300
