@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -361,6 +362,7 @@ def _watch(args: argparse.Namespace, app: ControllerApp) -> Any:
         topo = s.topo
     watcher = Watcher(app, topo, probe_interval=args.probe_interval)
     end = time.monotonic() + args.duration if args.duration else None
+    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: leave through the same clean path
     watcher.start()
     if args.json:
         print(json.dumps({"watching": len(topo.switches), "events": str(app.events.path)}), flush=True)
@@ -374,6 +376,10 @@ def _watch(args: argparse.Namespace, app: ControllerApp) -> Any:
     finally:
         watcher.fabric.close()
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _link(args: argparse.Namespace, app: ControllerApp) -> Any:
