@@ -27,7 +27,8 @@ after egress, in this order
   5. otherwise transmit on `egress_port` (truncated if `truncate` was called).
 
 Zeroed metadata includes standard metadata: as in BMv2, resubmitted, recirculated and cloned packets see
-`ingress_port` 0 unless the program preserves it some other way. Digests are delivered when `digest()` runs.
+`ingress_port` and `ingress_global_timestamp` 0 unless the program preserves them in a field list. Digests are
+delivered when `digest()` runs.
 """
 
 from __future__ import annotations
@@ -139,11 +140,12 @@ class V1Model:
         sm = ctx.sm
         length = len(pkt.data) if pkt.packet_length is None else pkt.packet_length
         if pkt.instance_type == INSTANCE_NORMAL:
+            # only a packet from a port gets these; BMv2 zeroes them for resubmitted/recirculated packets
             sm.ingress_port = pkt.port
+            sm.ingress_global_timestamp = self.clock_us() & MASK_48
             self.counters.received += 1
         sm.packet_length = length
         sm.instance_type = pkt.instance_type
-        sm.ingress_global_timestamp = self.clock_us() & MASK_48
         if pkt.preserved is not None:
             program.restore_field_list(ctx, pkt.preserved)
         program.parse(ctx)
