@@ -127,6 +127,11 @@ def test_errors_are_one_line(workdir: Path, args: list[str], fragment: str) -> N
     assert_one_line_error(run_switch(args, workdir), fragment)
 
 
+def test_broken_pcap_input_is_one_line(workdir: Path) -> None:
+    (workdir / "p0_in.pcap").write_bytes(b"this is not a pcap file")
+    assert_one_line_error(run_switch(["prog.json", "--use-files", "0", "-i", "0@p0"], workdir), "cannot read pcap")
+
+
 def test_bad_entries_name_the_update(workdir: Path) -> None:
     (workdir / "entries.txtpb").write_text(
         "updates { type: INSERT entity { table_entry { table_id: 1234 } } }"
