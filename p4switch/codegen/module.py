@@ -7,6 +7,7 @@ action and table instance, and returns a `Program` with the v1model entry points
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from p4switch.codegen.blocks import BlockGen, out_scalar_params
@@ -122,6 +123,34 @@ def _adv(p, n, bits):
         raise _PErr(_ERR_SHORT)
     return p + nb
 '''
+
+
+_CHAIN = re.compile(r"\b(p_[A-Za-z0-9_]+)\.([A-Za-z_][A-Za-z0-9_]*)\.")
+
+
+def hoist_chains(lines: list[str], *, threshold: int = 3) -> list[str]:
+    """Bind `p_x.field` to a local when a function uses it often as an object (`p_x.field.y`).
+
+    Safe because generated code never rebinds an attribute that holds a header, struct or stack: assignments copy
+    into the existing object (`assign`), so the object behind `p_h.vals` is the same for the whole call.
+    """
+    if not lines:
+        return lines
+    counts: dict[tuple[str, str], int] = {}
+    for line in lines[1:]:
+        for m in _CHAIN.finditer(line):
+            counts[(m.group(1), m.group(2))] = counts.get((m.group(1), m.group(2)), 0) + 1
+    hoisted = {key: f"_{key[0]}_{key[1]}" for key, n in counts.items() if n >= threshold}
+    if not hoisted:
+        return lines
+
+    def replace(m: re.Match[str]) -> str:
+        name = hoisted.get((m.group(1), m.group(2)))
+        return f"{name}." if name else m.group(0)
+
+    body = [_CHAIN.sub(replace, line) for line in lines[1:]]
+    prologue = [f"    {name} = {obj}.{attr}" for (obj, attr), name in hoisted.items()]
+    return [lines[0], *prologue, *body]
 
 
 class ModuleGen:
@@ -279,7 +308,7 @@ class ModuleGen:
             g.return_value.pop()
         g.level -= 1
         g.w("")
-        self.funcs += g.lines
+        self.funcs += hoist_chains(g.lines)
         g.lines, g.level = saved
 
     def table_fn(self, g: BlockGen, table: ast.TableDeclaration) -> str:
@@ -334,7 +363,7 @@ class ModuleGen:
         g.w("return hit, aid")
         g.level -= 1
         g.w("")
-        self.funcs += g.lines
+        self.funcs += hoist_chains(g.lines)
         g.lines, g.level = saved
         return name
 
@@ -376,7 +405,7 @@ class ModuleGen:
             g.block_stmts(decl.body.statements)
         g.level -= 1
         g.w("")
-        self.funcs += g.lines
+        self.funcs += hoist_chains(g.lines)
         g.lines, g.level = saved
 
     def cl_class_source(self, g: BlockGen) -> list[str]:
@@ -440,7 +469,7 @@ class ModuleGen:
         g.w("ctx.payload_offset = p")
         g.level -= 1
         g.w("")
-        self.funcs += g.lines
+        self.funcs += hoist_chains(g.lines)
         g.lines, g.level = saved
 
     def transition(self, g: BlockGen, tr: ast.TransitionStatement | None, states: dict[str, int]) -> None:
