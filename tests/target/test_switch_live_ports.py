@@ -16,7 +16,7 @@ from switch_cli_runner import switch_command
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "switch"))
 
-from switch_ctlprog import ctl, device_config, observe
+from switch_ctlprog import OBS_SIZE, ctl, device_config, observe
 
 HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.root
@@ -66,14 +66,14 @@ def test_frames_cross_the_switch_and_queue_metadata_shows_the_rate_limit(netns: 
         marker = b"p4ina-live-test"
         frames = [ctl(port=2, payload=marker + bytes([i]) + bytes(40)) for i in range(40)]
         got = exchange(netns, frames, expect=40, marker=marker)
-        assert [f[8 + 12 + len(marker)] for f in got] == list(range(40))  # all arrived, in order
+        assert [f[8 + OBS_SIZE + len(marker)] for f in got] == list(range(40))  # all arrived, in order
         obs = [observe(f) for f in got]
         assert all(o["ingress_port"] == 1 and o["egress_port"] == 2 for o in obs)
         # 40 frames arrive far faster than 200 packets/s drain: the queue must have built up
         assert max(o["enq_qdepth"] for o in obs) >= 5
         jumbo = ctl(port=2, payload=marker + bytes(range(256)) * 34)  # 8.7 kB: a jumbo frame, intact
         (got_jumbo,) = exchange(netns, [jumbo], expect=1, marker=marker)
-        assert got_jumbo[8 + 12:] == jumbo[8:]
+        assert got_jumbo[8 + OBS_SIZE:] == jumbo[8:]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
         assert "Traceback" not in proc.stderr.read()

@@ -4,9 +4,8 @@ the engine's BMv2 semantics independently of the compiler.
 Wire format: an 8-byte control header, then the payload.
   ctl: port, mcast, i2e_session, resubmit_rounds, recirc_rounds, e2e_session, priority, flags
        flags bit0: mark_to_drop in egress; bit1: preserve field list 1 on clones; bit2: a failing assert
-Egress appends a 12-byte observation header (never parsed back, so recirculation sees it as payload... it is
-emitted after ctl): instance_type, egress_rid(16), egress_port(16), packet_length(16), resubmits, recircs,
-ingress_port(16), enq_qdepth.
+Egress appends a 17-byte observation header after ctl (`OBS`): instance_type, egress_rid(16), egress_port(16),
+packet_length(16), resubmits, recircs, ingress_port(16), enq_qdepth, deq_qdepth, deq_timedelta(32).
 """
 
 from __future__ import annotations
@@ -97,8 +96,9 @@ class Program:
             ctx.recirculate_field_list = 1
             return
         h.obs = struct.pack(
-            ">BHHHBBHB", sm.instance_type, sm.egress_rid, sm.egress_port, sm.packet_length,
-            m.resubmits, m.recircs, sm.ingress_port, min(sm.enq_qdepth, 255),
+            ">BHHHBBHBBI", sm.instance_type, sm.egress_rid, sm.egress_port, sm.packet_length,
+            m.resubmits, m.recircs, sm.ingress_port, min(sm.enq_qdepth, 255), min(sm.deq_qdepth, 255),
+            sm.deq_timedelta,
         )
         h.obs_valid = True
         if flags & 1 and sm.instance_type == 0:
@@ -144,7 +144,8 @@ def build(rt):
     return Program(rt)
 '''
 
-OBS = struct.Struct(">BHHHBBHB")
+OBS = struct.Struct(">BHHHBBHBBI")
+OBS_SIZE = OBS.size
 
 
 def device_config(**extra: Any) -> bytes:
@@ -167,7 +168,7 @@ def ctl(
 
 def observe(frame: bytes) -> dict[str, int]:
     """Decode the observation header the egress control appended after the 8-byte ctl header."""
-    (itype, rid, eport, plen, resubs, recircs, iport, qdepth) = OBS.unpack_from(frame, 8)
+    (itype, rid, eport, plen, resubs, recircs, iport, qdepth, deq_qdepth, deq_us) = OBS.unpack_from(frame, 8)
     return {
         "instance_type": itype,
         "egress_rid": rid,
@@ -177,4 +178,6 @@ def observe(frame: bytes) -> dict[str, int]:
         "recircs": recircs,
         "ingress_port": iport,
         "enq_qdepth": qdepth,
+        "deq_qdepth": deq_qdepth,
+        "deq_timedelta": deq_us,
     }

@@ -120,7 +120,10 @@ def test_queue_metadata_reflects_a_backlog(switch: Switch) -> None:
     assert wait_until(lambda: switch.tm.depth(1, 0) == 5)
     switch.tm.pause(1, 0, 0)
     assert switch.wait_idle()
-    assert [observe(f)["enq_qdepth"] for f in out.on(1)] == [0, 1, 2, 3, 4]
+    obs = [observe(f) for f in out.on(1)]
+    assert [o["enq_qdepth"] for o in obs] == [0, 1, 2, 3, 4]
+    assert [o["deq_qdepth"] for o in obs] == [4, 3, 2, 1, 0]
+    assert all(o["deq_timedelta"] > 0 for o in obs)  # they all waited in the paused queue
 
 
 def test_queue_depth_admin_tail_drops(switch: Switch) -> None:

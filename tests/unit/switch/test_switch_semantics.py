@@ -29,7 +29,8 @@ def test_unicast_sets_standard_metadata() -> None:
     assert pkt[:8] == frame[:8] and pkt.endswith(b"payload!")
     assert observe(pkt) == {
         "instance_type": INSTANCE_NORMAL, "egress_rid": 0, "egress_port": 2, "packet_length": len(frame),
-        "resubmits": 0, "recircs": 0, "ingress_port": 3, "enq_qdepth": 0,
+        "resubmits": 0, "recircs": 0, "ingress_port": 3, "enq_qdepth": 0, "deq_qdepth": 0,
+        "deq_timedelta": 1,  # file mode's clock: one tick between enqueue (ingress) and dequeue (egress)
     }
 
 
