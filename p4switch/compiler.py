@@ -70,6 +70,17 @@ def compile_text(text: str, name: str = "program", *, include_dirs: tuple[str, .
 
 
 def compile_ast(program: ast.Program, name: str, sources: SourceManager) -> CompiledProgram:
+    """Type check, elaborate, generate P4Info and code; a compiler bug becomes a located `CompileError` too."""
+    try:
+        return _compile_ast(program, name, sources)
+    except CompileError:
+        raise
+    except Exception as exc:
+        raise CompileError([Diagnostic(program.loc, f"internal compiler error: {type(exc).__name__}: {exc}")]) \
+            from exc
+
+
+def _compile_ast(program: ast.Program, name: str, sources: SourceManager) -> CompiledProgram:
     typed = check_program(program, line_of=sources.line_text)
     pipeline = elaborate(typed, line_of=sources.line_text)
     try:
