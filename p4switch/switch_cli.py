@@ -176,8 +176,8 @@ def _interfaces(args: argparse.Namespace) -> dict[int, str]:
         port, name = parse_interface_spec(spec)
         if port in ports:
             raise SwitchStartError(f"port {port} given twice ({ports[port]} and {name})")
-        if args.cpu_port is not None and port == args.cpu_port:
-            raise SwitchStartError(f"port {port} is also the CPU port")
+        if args.cpu_port is not None and port == args.cpu_port and args.use_files is None:
+            raise SwitchStartError(f"port {port} is also the CPU port")  # file mode may record CPU traffic
         ports[port] = name
     return ports
 
