@@ -397,11 +397,16 @@ def _shell(args: argparse.Namespace, app: ControllerApp) -> Any:
         if args.switch not in s.topo.switches:
             raise ControllerError(f"unknown switch {args.switch!r}")
         sw = s.topo.switches[args.switch]
+        tls = s.topo.tls
     if shutil.which(sys.executable) is None:
         raise ControllerError("no Python interpreter to run p4runtime-shell")
     # no --config: p4runtime-shell would push the pipeline and wipe the switch; it reads P4Info from the switch
     cmd = [sys.executable, "-m", "p4runtime_sh", "--grpc-addr", sw.grpc, "--device-id", str(sw.device_id),
            "--election-id", f"0,{time.time_ns() // 1000}"]
+    if tls is not None:
+        cmd += ["--ssl", "--cacert", tls.ca]
+        if tls.cert:
+            cmd += ["--cert", tls.cert, "--private-key", tls.key]
     if args.json:
         return {"command": cmd}
     os.execv(cmd[0], cmd)

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -23,7 +24,7 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from controller import rpc_errors
-from controller.exceptions import MastershipError, SwitchUnavailableError
+from controller.exceptions import ControllerError, MastershipError, SwitchUnavailableError
 from controller.p4info import P4InfoHelper
 
 log = logging.getLogger(__name__)
@@ -57,13 +58,16 @@ class SwitchClient:
     """
 
     def __init__(self, name: str, address: str, device_id: int = 0, *, election_id: tuple[int, int] | None = None,
-                 timeout: float = 5.0, on_event: Callable[[StreamEvent], None] | None = None) -> None:
+                 timeout: float = 5.0, on_event: Callable[[StreamEvent], None] | None = None,
+                 credentials: grpc.ChannelCredentials | None = None, server_name: str = "") -> None:
         self.name = name
         self.address = address
         self.device_id = device_id
         self.election_id = election_id or fresh_election_id()
         self.timeout = timeout
         self.on_event = on_event
+        self.credentials = credentials  # None: plain text; else TLS (see `tls_credentials`)
+        self.server_name = server_name
         self.helper: P4InfoHelper | None = None
         self.is_primary = False
         # bounded: a listener that never drains them must not grow memory without limit (the newest are dropped)
@@ -85,7 +89,11 @@ class SwitchClient:
         with self._lock:
             self._close_locked()
             self._closing = False
-            self._channel = grpc.insecure_channel(self.address)
+            if self.credentials is None:
+                self._channel = grpc.insecure_channel(self.address)
+            else:
+                options = [("grpc.ssl_target_name_override", self.server_name)] if self.server_name else []
+                self._channel = grpc.secure_channel(self.address, self.credentials, options=options)
             self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
             try:  # fails at once on a refused connection, at the deadline on a hung server
                 self._stub.Capabilities(p4runtime_pb2.CapabilitiesRequest(), timeout=self.timeout)
@@ -327,6 +335,20 @@ class SwitchClient:
         req = p4runtime_pb2.StreamMessageRequest()
         req.packet.CopyFrom(self.p4.packet_out(payload, metadata))
         self._send(req)
+
+
+def tls_credentials(ca: str, cert: str = "", key: str = "") -> grpc.ChannelCredentials:
+    """Channel credentials from PEM files: the CA that signed the switches' certificates, and for mutual TLS the
+    controller's certificate and key."""
+    try:
+        root = Path(ca).read_bytes()
+        chain = Path(cert).read_bytes() if cert else None
+        private = Path(key).read_bytes() if key else None
+    except OSError as exc:
+        raise ControllerError(f"cannot read TLS file {exc.filename}: {exc.strerror}") from None
+    if (chain is None) != (private is None):
+        raise ControllerError("TLS: give both the client certificate and its key, or neither")
+    return grpc.ssl_channel_credentials(root_certificates=root, private_key=private, certificate_chain=chain)
 
 
 def update(kind: str, entity: p4runtime_pb2.Entity) -> p4runtime_pb2.Update:

@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 
 from p4.config.v1 import p4info_pb2
 
-from controller.client import StreamEvent, SwitchClient, fresh_election_id
+from controller.client import StreamEvent, SwitchClient, fresh_election_id, tls_credentials
 from controller.exceptions import ControllerError, SwitchUnavailableError, TopologyError
 from controller.topology import Topology
 
@@ -52,6 +52,9 @@ class Fabric:
         self.on_event = on_event
         self.clients: dict[str, SwitchClient] = {}
         self._lock = threading.Lock()
+        tls = topo.tls
+        self._credentials = tls_credentials(tls.ca, tls.cert, tls.key) if tls is not None else None
+        self._server_name = tls.server_name if tls is not None else ""
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="p4ina-ctl")
 
     def client(self, switch: str) -> SwitchClient:
@@ -64,7 +67,8 @@ class Fabric:
                 if not sw.grpc:
                     raise TopologyError(f"switch {switch} has no gRPC address in the topology")
                 self.clients[switch] = SwitchClient(switch, sw.grpc, sw.device_id, election_id=self.election_id,
-                                                    timeout=self.timeout, on_event=self.on_event)
+                                                    timeout=self.timeout, on_event=self.on_event,
+                                                    credentials=self._credentials, server_name=self._server_name)
             return self.clients[switch]
 
     def connected(self, switch: str) -> SwitchClient:

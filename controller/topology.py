@@ -61,12 +61,24 @@ class Link:
 
 
 @dataclass
+class Tls:
+    """How the controller reaches P4Runtime ports over TLS: the CA that signed the switches' certificates and, for
+    mutual TLS, the controller's own certificate and key (PEM paths; relative ones are relative to the file)."""
+
+    ca: str
+    cert: str = ""
+    key: str = ""
+    server_name: str = ""  # check switches' certificates against this name instead of their address
+
+
+@dataclass
 class Topology:
     name: str = "fabric"
     kind: str = "generic"
     switches: dict[str, Switch] = field(default_factory=dict)
     hosts: dict[str, Host] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
+    tls: Tls | None = None
 
     # -- building ---------------------------------------------------------------------------------------------
     def add_switch(self, name: str, **attrs: Any) -> Switch:
@@ -191,7 +203,11 @@ class Topology:
             if link.bandwidth_mbps is not None:
                 d["bandwidth_mbps"] = link.bandwidth_mbps
             links.append(d)
-        return {"name": self.name, "kind": self.kind, "switches": switches, "hosts": hosts, "links": links}
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.tls is not None:
+            out["tls"] = {k: v for k, v in vars(self.tls).items() if v}
+        out.update({"switches": switches, "hosts": hosts, "links": links})
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "topology") -> Topology:
@@ -208,6 +224,8 @@ class Topology:
                 sw = topo.add_switch(**d)
                 if ports:
                     declared_ports[sw.name] = {int(p): str(n) for p, n in ports.items()}
+            if data.get("tls"):
+                topo.tls = Tls(**{k: str(v) for k, v in dict(data["tls"]).items()})
             for d in data.get("hosts") or []:
                 topo.add_host(**d)
             for d in data.get("links") or []:
@@ -235,7 +253,14 @@ class Topology:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise TopologyError(f"{path}: not valid YAML: {exc}".splitlines()[0]) from None
-        return cls.from_dict(data, str(path))
+        topo = cls.from_dict(data, str(path))
+        if topo.tls is not None:  # certificate paths are relative to the topology file
+            base = Path(path).resolve().parent
+            for key in ("ca", "cert", "key"):
+                value = getattr(topo.tls, key)
+                if value and not Path(value).is_absolute():
+                    setattr(topo.tls, key, str(base / value))
+        return topo
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=None))

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.client import StreamEvent, SwitchClient, entity, update
-from controller.exceptions import MastershipError, RpcError
+from controller.client import StreamEvent, SwitchClient, entity, tls_credentials, update
+from controller.exceptions import MastershipError, RpcError, SwitchUnavailableError
 from controller.p4info import P4InfoHelper, load_p4info
 
 server_mod = pytest.importorskip("p4switch.server.server", reason="the embedded P4Runtime server is not there yet")
@@ -59,3 +59,22 @@ def test_mastership_moves_to_the_newer_controller_and_back(address: str, conform
         assert old.read_table("I.ipv4_lpm") == []
     finally:
         old.close()
+
+
+def test_mutual_tls_to_the_embedded_server(tmp_path: Path) -> None:
+    pki_mod = pytest.importorskip("p4ina.pki", reason="the fabric PKI helper (cryptography) is not available")
+    pki = pki_mod.make_fabric_pki(tmp_path, {"s1": []}, ["controller"])
+    tls = server_mod.TlsOptions(cert=pki.servers["s1"].cert, key=pki.servers["s1"].key, client_ca=pki.ca_cert)
+    srv = server_mod.P4RuntimeServer(device_mod.StateDevice(), address="127.0.0.1:0", tls=tls).start()
+    address = f"127.0.0.1:{srv.port}"
+    try:
+        creds = tls_credentials(str(pki.ca_cert), str(pki.clients["controller"].cert),
+                                str(pki.clients["controller"].key))
+        with SwitchClient("s1", address, timeout=10, credentials=creds) as c:
+            assert c.is_primary and c.capabilities()
+        with pytest.raises(SwitchUnavailableError, match="no P4Runtime server"):
+            SwitchClient("s1", address, timeout=3).connect()  # plain text to a TLS port
+        with pytest.raises(SwitchUnavailableError):  # TLS without a client certificate: mutual TLS refuses
+            SwitchClient("s1", address, timeout=3, credentials=tls_credentials(str(pki.ca_cert))).connect()
+    finally:
+        srv.stop()

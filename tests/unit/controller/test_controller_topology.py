@@ -94,3 +94,20 @@ def test_saved_file_is_readable_yaml(tmp_path: Path) -> None:
     leaf_spine(2, 1, 1).save(path)
     data = yaml.safe_load(path.read_text())
     assert data["switches"][1]["ports"] == {1: "leaf1", 2: "leaf2"} or data["switches"][0]["role"] == "spine"
+
+
+def test_tls_settings_round_trip_with_paths_relative_to_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text("""
+tls: {ca: pki/ca.pem, cert: pki/controller.pem, key: /abs/controller.key, server_name: fabric.local}
+switches: [{name: s1, grpc: "10.0.0.1:9559"}]
+""")
+    topo = Topology.load(path)
+    assert topo.tls is not None
+    assert topo.tls.ca == str(tmp_path / "pki" / "ca.pem") and topo.tls.key == "/abs/controller.key"
+    assert topo.tls.server_name == "fabric.local"
+    topo.save(tmp_path / "again.yaml")
+    assert Topology.load(tmp_path / "again.yaml").tls == topo.tls
+    path.write_text("tls: {ca: a.pem, colour: red}\n")
+    with pytest.raises(TopologyError, match="bad entry"):
+        Topology.load(path)
