@@ -366,10 +366,16 @@ class Switch:
         return got
 
     def _worker_loop(self) -> None:
+        busy_rounds = 0
         while self._running:
             did, wake = self._run_one()
             if did:
+                busy_rounds += 1
+                if busy_rounds >= 64 and self._ports:  # keep reading the ports under a steady injected load
+                    busy_rounds = 0
+                    self._read_ports()
                 continue
+            busy_rounds = 0
             if self._ports and self._read_ports():
                 continue
             self._sleeping = True
