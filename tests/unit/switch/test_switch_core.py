@@ -165,7 +165,8 @@ def test_impairment_loss_on_output(switch: Switch) -> None:
 def test_impairment_delay_and_reorder_complete(switch: Switch) -> None:
     out = Outputs()
     switch.add_output_callback(out)
-    switch.set_impairment(2, "in", reorder=1.0, delay_ms=5, seed=2)
+    # a long hold: the first frame waits for the second however slow this machine is
+    switch.links.configure(2, "in", ImpairmentConfig(reorder=1.0, delay_ms=5, reorder_hold_ms=600_000, seed=2))
     switch.inject(2, ctl(port=1, payload=b"A"))
     switch.inject(2, ctl(port=1, payload=b"B"))
     assert switch.wait_idle()
