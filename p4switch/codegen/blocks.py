@@ -164,28 +164,34 @@ class BlockGen:
         else:
             raise CodegenError(st, f"unsupported statement {type(st).__name__}")
 
-    def if_stmt(self, st: ast.IfStatement) -> None:
+    def if_stmt(self, st: ast.IfStatement, keyword: str = "if") -> None:
         c = self.typed.consts.get(st.cond)
         if isinstance(c, bool):
             chosen = st.then if c else st.else_
             if chosen is not None:
                 self.stmt(chosen)
             return
-        self.w(f"if {self.x.cond(st.cond)}:")
+        self.w(f"{keyword} {self.x.cond(st.cond)}:")
         self.level += 1
         self.block_stmts((st.then,))
         self.level -= 1
-        if st.else_ is not None:
-            if isinstance(st.else_, ast.IfStatement) and not isinstance(self.typed.consts.get(st.else_.cond), bool):
-                self.w("else:")
-                self.level += 1
-                self.if_stmt(st.else_)
-                self.level -= 1
-            else:
-                self.w("else:")
-                self.level += 1
-                self.block_stmts((st.else_,))
-                self.level -= 1
+        other = st.else_
+        if other is None:
+            return
+        if isinstance(other, ast.IfStatement) and not isinstance(self.typed.consts.get(other.cond), bool):
+            # `else if` chains become `elif` (deep nesting would hit Python's indentation limit) unless the
+            # condition needs statements of its own (a call with copy-back)
+            mark = len(self.lines)
+            self.x.cond(other.cond)
+            simple = len(self.lines) == mark
+            del self.lines[mark:]
+            if simple:
+                self.if_stmt(other, "elif")
+                return
+        self.w("else:")
+        self.level += 1
+        self.block_stmts((other,))
+        self.level -= 1
 
     def switch_stmt(self, st: ast.SwitchStatement) -> None:
         t = self.typed.types[st.expr]
