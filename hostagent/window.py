@@ -75,6 +75,7 @@ class _Outstanding:
     retries: int
     timeout: float
     sent_at: float
+    sampled: bool  # whether its round trip may update the RTT estimate
 
 
 class SlotWindow:
@@ -116,14 +117,19 @@ class SlotWindow:
     # -- sending -------------------------------------------------------------------------------------------------
 
     def start(self) -> list[Send]:
-        """The first window: one chunk per slot (fewer when the tensor has fewer chunks than slots)."""
-        return [self._issue(seq % self.n_slots, seq) for seq in range(min(self.n_chunks, self.n_slots))]
+        """The first window: one chunk per slot (fewer when the tensor has fewer chunks than slots).
 
-    def _issue(self, slot: int, seq: int) -> Send:
+        Its RESULTs also wait for the last worker to start the collective, so their timers get at least the
+        configured `timeout` (a skew allowance) and their round trips are not sampled: they measure skew, not RTT."""
+        return [self._issue(seq % self.n_slots, seq, first=True) for seq in range(min(self.n_chunks, self.n_slots))]
+
+    def _issue(self, slot: int, seq: int, first: bool = False) -> Send:
         version = self.versions.bits[slot]
         now = self.clock()
         timeout = self.rtt.rto if self.rtt is not None else self.timeout
-        self._slots[slot] = _Outstanding(seq, version, now + timeout, 0, timeout, now)
+        if first:
+            timeout = max(timeout, self.timeout)
+        self._slots[slot] = _Outstanding(seq, version, now + timeout, 0, timeout, now, not first)
         return Send(slot, seq, version)
 
     # -- receiving -----------------------------------------------------------------------------------------------
@@ -140,7 +146,7 @@ class SlotWindow:
         if not self.expects(slot, seq, version):
             raise ValueError(f"no chunk {seq} (version {version}) outstanding in slot {slot}")
         done = self._slots.pop(slot)
-        if self.rtt is not None and done.retries == 0:
+        if self.rtt is not None and done.retries == 0 and done.sampled:
             self.rtt.sample(self.clock() - done.sent_at)
         self.versions.bits[slot] ^= 1
         self._done += 1
