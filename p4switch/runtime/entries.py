@@ -146,7 +146,8 @@ class EntityCodec:
                 raise _invalid(f"table {table.name} does not support idle timeouts")
             raise RuntimeStateError(code_pb2.UNIMPLEMENTED, "idle timeout notifications are not implemented")
         if update_type == INSERT:
-            entry = table.new_entry(match, priority, action_id, args, metadata=te.metadata)
+            entry = table.new_entry(match, priority, action_id, args, metadata=te.metadata,
+                                    controller_metadata=te.controller_metadata)
             if te.HasField("counter_data"):
                 self._require_direct_counter(table)
                 entry.packets, entry.bytes = te.counter_data.packet_count, te.counter_data.byte_count
@@ -160,7 +161,7 @@ class EntityCodec:
         if te.HasField("counter_data"):
             self._require_direct_counter(table)
         table.modify(match, priority, action_id, args)
-        existing.metadata = te.metadata
+        existing.metadata, existing.controller_metadata = te.metadata, te.controller_metadata
         if te.HasField("counter_data"):
             existing.packets, existing.bytes = te.counter_data.packet_count, te.counter_data.byte_count
         if existing.meter is not None and meter_config is not None:
@@ -479,6 +480,8 @@ class EntityCodec:
         self._action_to_proto(te, entry.action_id, entry.action_args)
         if entry.metadata:
             te.metadata = entry.metadata
+        if entry.controller_metadata:
+            te.controller_metadata = entry.controller_metadata
         if entry.is_const:
             te.is_const = True
         self._direct_data(table, entry, te, req)

@@ -241,6 +241,7 @@ class Entry:
     action_args: tuple[int, ...]
     is_const: bool = False
     metadata: bytes = b""
+    controller_metadata: int = 0  # deprecated P4Runtime field, stored and returned as PI does
     idle_timeout_ns: int = 0
     packets: int = 0
     bytes: int = 0

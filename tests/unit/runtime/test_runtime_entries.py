@@ -146,6 +146,15 @@ def test_default_entries(codec: EntityCodec) -> None:
     assert codec.state.tables["I.c"].lookup((1,))[:3] == (False, 16777217, (5,))
 
 
+def test_entry_metadata_reads_back(codec: EntityCodec) -> None:
+    codec.write(INSERT, ent(t_entry(extra='metadata: "cookie" controller_metadata: 77')))
+    [read] = codec.read(ent("table_entry { table_id: 33554433 }"))
+    assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"cookie", 77)
+    codec.write(MODIFY, ent(t_entry(extra='metadata: "other"')))
+    [read] = codec.read(ent("table_entry { table_id: 33554433 }"))
+    assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"other", 0)
+
+
 def test_reads_are_canonical_with_direct_resources(codec: EntityCodec) -> None:
     padded = t_entry(k="\\000\\001", extra='match { field_id: 2 range { low: "\\000\\005" high: "\\000\\011" } }')
     codec.write(INSERT, ent(padded))
