@@ -48,6 +48,11 @@ for pkg in mininet simgrid; do
 done
 echo "$(cd "$sysdeb" && pwd)" > "$site/zz-p4ina-debian.pth"
 
+# The project's own packages by plain path entries (the repository root, and mininet/ for p4fabric), ahead of any
+# folder pytest prepends: a test folder named like a package (tests/unit/controller) can then never shadow it,
+# because a regular package anywhere on sys.path wins over a namespace folder.
+printf '%s\n%s\n' "$(pwd)" "$(pwd)/mininet" > "$site/p4ina-source.pth"
+
 "$VENV/bin/python" - <<'PY'
 import mininet.net, p4ina
 assert "dist-packages" in mininet.net.__file__ or "debian-packages" in mininet.net.__file__, mininet.net.__file__
