@@ -11,6 +11,7 @@ Used by the P4Runtime server and by the file-mode loader `load_write_request` (`
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -141,13 +142,12 @@ class EntityCodec:
             return
         action_id, args = self.action(table, te, default=False)
         meter_config = self._meter_config_of(table, te)
-        if te.idle_timeout_ns:
-            if not table.supports_idle_timeout:
-                raise _invalid(f"table {table.name} does not support idle timeouts")
-            raise RuntimeStateError(code_pb2.UNIMPLEMENTED, "idle timeout notifications are not implemented")
+        if te.idle_timeout_ns and not table.supports_idle_timeout:
+            raise _invalid(f"idle_timeout_ns must be 0 for table {table.name}, which does not support idle timeout")
         if update_type == INSERT:
             entry = table.new_entry(match, priority, action_id, args, metadata=te.metadata,
-                                    controller_metadata=te.controller_metadata)
+                                    controller_metadata=te.controller_metadata, idle_timeout_ns=te.idle_timeout_ns,
+                                    last_hit_ns=time.monotonic_ns())
             if te.HasField("counter_data"):
                 self._require_direct_counter(table)
                 entry.packets, entry.bytes = te.counter_data.packet_count, te.counter_data.byte_count
@@ -162,6 +162,8 @@ class EntityCodec:
             self._require_direct_counter(table)
         table.modify(match, priority, action_id, args)
         existing.metadata, existing.controller_metadata = te.metadata, te.controller_metadata
+        if existing.idle_timeout_ns != te.idle_timeout_ns:  # a new TTL counts from now, as PI sets it
+            existing.idle_timeout_ns, existing.last_hit_ns = te.idle_timeout_ns, time.monotonic_ns()
         if te.HasField("counter_data"):
             existing.packets, existing.bytes = te.counter_data.packet_count, te.counter_data.byte_count
         if existing.meter is not None and meter_config is not None:
@@ -452,6 +454,8 @@ class EntityCodec:
             tables = [self._table(req.table_id)]
         out = []
         for table in tables:
+            if req.HasField("time_since_last_hit") and not table.supports_idle_timeout:
+                raise _invalid(f"table {table.name} does not support idle timeout: do not set time_since_last_hit")
             if req.is_default_action:
                 entity = self._alloc()
                 self.default_entry_to_proto(table, req, into=entity.table_entry)
@@ -482,6 +486,11 @@ class EntityCodec:
             te.metadata = entry.metadata
         if entry.controller_metadata:
             te.controller_metadata = entry.controller_metadata
+        if entry.idle_timeout_ns:
+            te.idle_timeout_ns = entry.idle_timeout_ns
+        if req is not None and req.HasField("time_since_last_hit"):  # PI: 0 for entries without a TTL
+            elapsed = time.monotonic_ns() - entry.last_hit_ns if entry.idle_timeout_ns else 0
+            te.time_since_last_hit.elapsed_ns = max(elapsed, 0)
         if entry.is_const:
             te.is_const = True
         self._direct_data(table, entry, te, req)

@@ -243,6 +243,8 @@ class Entry:
     metadata: bytes = b""
     controller_metadata: int = 0  # deprecated P4Runtime field, stored and returned as PI does
     idle_timeout_ns: int = 0
+    last_hit_ns: int = 0  # kept only in tables with idle timeout support (monotonic clock)
+    notified_hit_ns: int = -1  # last_hit_ns when its expiry was last reported
     packets: int = 0
     bytes: int = 0
     meter: MeterCell | None = None
@@ -329,6 +331,32 @@ class TableState:
             self.lookup = self._lookup_range1 if self._single else self._lookup_scan
         else:
             self.lookup = self._lookup_tss1 if self._single else self._lookup_tss
+        if supports_idle_timeout:
+            self.lookup = self._timed(self.lookup)
+
+    @staticmethod
+    def _timed(inner: Callable[[tuple[int, ...]], LookupResult]) -> Callable[[tuple[int, ...]], LookupResult]:
+        """Tables with `support_timeout = true` remember each entry's last hit (BMv2's ageing); others pay nothing."""
+        now = time.monotonic_ns
+
+        def lookup(key: tuple[int, ...]) -> LookupResult:
+            result = inner(key)
+            entry = result[3]
+            if entry is not None:
+                entry.last_hit_ns = now()
+            return result
+
+        return lookup
+
+    def expired(self, now_ns: int) -> list[Entry]:
+        """Entries idle for their `idle_timeout_ns`, each reported once per period of idleness."""
+        out = []
+        for entry in list(self._entries.values()):
+            ttl = entry.idle_timeout_ns
+            if ttl and now_ns - entry.last_hit_ns >= ttl and entry.notified_hit_ns != entry.last_hit_ns:
+                entry.notified_hit_ns = entry.last_hit_ns
+                out.append(entry)
+        return out
 
     # -- lookups (hot path) --------------------------------------------------------------------------------------
     def _lookup_exact(self, key: tuple[int, ...]) -> LookupResult:

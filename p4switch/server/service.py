@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from importlib import metadata
 from typing import Any
@@ -31,6 +32,7 @@ _log = logging.getLogger("p4switch.server")
 _GRPC_CODES = {c.value[0]: c for c in grpc.StatusCode}
 _READ_CHUNK = 1000
 _DIGEST_POLL_S = 0.002
+_IDLE_EVERY = 50  # housekeeping ticks between idle timeout sweeps (100 ms)
 
 SetAction = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GetType = p4runtime_pb2.GetForwardingPipelineConfigRequest
@@ -70,7 +72,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self._digest_struct: dict[int, bool] = {}
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
-        self.counters = {"packet_in": 0, "packet_in_dropped": 0, "packet_out": 0, "digest_lists": 0}
+        self.counters = {"packet_in": 0, "packet_in_dropped": 0, "packet_out": 0, "digest_lists": 0,
+                         "idle_notifications": 0}
         device.packet_in_sink = self._on_packet_in
         if device.state is not None:  # a switch started with a pipeline (`p4ina switch prog.json`)
             self.config = pipeline.from_state(device.state)
@@ -105,8 +108,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                                for d in state.p4info.digests}
         for digest in state.digests:
             digest.sink = self._on_digest
-        if len(state.digests) and self._poller is None:
-            self._poller = threading.Thread(target=self._poll_digests, name="p4rt-digests", daemon=True)
+        timers = len(state.digests) > 0 or any(t.supports_idle_timeout for t in state.tables)
+        if timers and self._poller is None:
+            self._poller = threading.Thread(target=self._housekeeping, name="p4rt-timers", daemon=True)
             self._poller.start()
 
     def close(self) -> None:
@@ -349,7 +353,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.counters["digest_lists"] += 1
         primary.send(msg)
 
-    def _poll_digests(self) -> None:
+    def _housekeeping(self) -> None:
+        """Timers: digest batches and ack timeouts (every 2 ms), idle timeout notifications (every 100 ms)."""
+        tick = 0
         while not self._stop.wait(_DIGEST_POLL_S):
             state = self.device.state
             if state is None:
@@ -359,6 +365,31 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                     digest.poll()
                 except Exception:  # a broken sink must not stop digest delivery for good
                     _log.exception("digest %s", digest.name)
+            tick += 1
+            if tick % _IDLE_EVERY == 0:
+                try:
+                    self._notify_idle(state)
+                except Exception:
+                    _log.exception("idle timeout notification")
+
+    def _notify_idle(self, state: RuntimeState) -> None:
+        codec = self._codec
+        if codec is None or codec.state is not state:
+            return
+        now = time.monotonic_ns()
+        msg = p4runtime_pb2.StreamMessageResponse()
+        with state.lock:
+            for table in state.tables:
+                if table.supports_idle_timeout:
+                    for entry in table.expired(now):
+                        codec.entry_to_proto(table, entry, into=msg.idle_timeout_notification.table_entry.add())
+        if not msg.HasField("idle_timeout_notification"):
+            return
+        msg.idle_timeout_notification.timestamp = now
+        primary = self._primary_stream()
+        if primary is not None:
+            self.counters["idle_notifications"] += 1
+            primary.send(msg)
 
 
 def _p4_error(error: RuntimeStateError | None) -> p4runtime_pb2.Error:

@@ -53,7 +53,8 @@ class Client:
         self.channel = grpc.insecure_channel(address)
         self.stub = p4runtime_pb2_grpc.P4RuntimeStub(self.channel)
         self._out: queue.Queue[p4runtime_pb2.StreamMessageRequest | None] = queue.Queue()
-        self.inbox: dict[str, queue.Queue[Any]] = {k: queue.Queue() for k in ("arbitration", "packet", "digest", "error")}
+        self.inbox: dict[str, queue.Queue[Any]] = {k: queue.Queue() for k in ("arbitration", "packet", "digest", "error",
+                                                                        "idle_timeout_notification")}
         self.stream_error: grpc.RpcError | None = None
         self._stream = self.stub.StreamChannel(self._requests())
         self._reader = threading.Thread(target=self._read, daemon=True)

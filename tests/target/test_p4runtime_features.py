@@ -30,6 +30,7 @@ tables {
   match_fields { id: 1 name: "h.eth.src" bitwidth: 48 match_type: EXACT }
   action_refs { id: 16777217 }
   size: 16
+  idle_timeout_behavior: NOTIFY_CONTROL
 }
 actions { preamble { id: 16777217 name: "NoAction" alias: "NoAction" } }
 registers {
@@ -301,3 +302,15 @@ def test_a_switch_started_with_a_pipeline_serves_it_at_once() -> None:
         client.close()
         server.stop()
         switch.stop()
+
+
+def test_idle_entries_are_reported_to_the_primary(device: StateDevice, clients: list[Client]) -> None:
+    primary, backup = clients
+    aging = SMAC[:-2] + " idle_timeout_ns: 50000000 }"  # 50 ms
+    assert primary.write_updates(table_update(INSERT, aging)) == ("OK", [])
+    note = primary.next("idle_timeout_notification").idle_timeout_notification
+    assert [e.idle_timeout_ns for e in note.table_entry] == [50_000_000]
+    assert note.table_entry[0].match[0].exact.value == b"\x02\x00\x00\x00\x00\x01"
+    [read] = primary.read(entity("table_entry { table_id: 33554433 time_since_last_hit { } }"))
+    assert read.table_entry.time_since_last_hit.elapsed_ns >= 50_000_000
+    assert backup.inbox["idle_timeout_notification"].empty()

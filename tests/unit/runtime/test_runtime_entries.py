@@ -278,3 +278,9 @@ def test_replicas_read_back_ordered_by_instance_then_port(codec: EntityCodec) ->
     [group] = codec.read(ent("packet_replication_engine_entry { multicast_group_entry { multicast_group_id: 9 } }"))
     replicas = group.packet_replication_engine_entry.multicast_group_entry.replicas
     assert [(r.instance, r.egress_port) for r in replicas] == [(1, 7), (2, 1), (2, 3)]
+
+
+def test_time_since_last_hit_needs_a_table_with_idle_timeout(codec: EntityCodec) -> None:
+    with pytest.raises(RuntimeStateError) as exc:
+        codec.read(ent("table_entry { table_id: 33554433 time_since_last_hit { } }"))
+    assert exc.value.code == code_pb2.INVALID_ARGUMENT

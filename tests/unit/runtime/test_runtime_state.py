@@ -248,3 +248,19 @@ def test_digest_without_ack_timeout_reports_duplicates_and_size_zero_waits_for_t
     assert len(sent) == 2
     digest.poll(110)
     assert sent[-1].data == [(2,), (3,)]
+
+
+def test_idle_timeout_tables_track_hits_and_report_each_idle_period_once() -> None:
+    fields = [MatchFieldInfo(1, "k", 8, EXACT)]
+    t = TableState("t", 1, fields, [10], 0, supports_idle_timeout=True)
+    entry = t.new_entry(((1, 255),), 0, 10, (), idle_timeout_ns=1_000, last_hit_ns=0)
+    t.insert(entry)
+    quiet = t.new_entry(((2, 255),), 0, 10, ())  # no TTL: never reported
+    t.insert(quiet)
+    assert t.expired(500) == [] and t.expired(1_000) == [entry] and t.expired(5_000) == []
+    t.lookup((1,))  # a hit re-arms the entry
+    assert entry.last_hit_ns > 0 and t.expired(entry.last_hit_ns + 999) == []
+    assert t.expired(entry.last_hit_ns + 1_000) == [entry]
+    plain = table(EXACT)
+    add(plain, ((1, 255),), 0, 1)
+    assert plain.lookup((1,))[3].last_hit_ns == 0  # type: ignore[union-attr]  # untimed tables pay nothing
