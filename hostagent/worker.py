@@ -282,6 +282,11 @@ class Worker:
                     else:
                         self.stats.ignored += 1
                     continue
+                if r.count != self.n_workers:
+                    raise ProtocolError(
+                        f"job {self.job}: the RESULT of chunk {r.seq} sums {r.count} contributions but the job has "
+                        f"{self.n_workers} workers: the switches' job entries and the workers disagree"
+                    )
                 if r.flags & P.FLAG_OVERFLOW:
                     overflow = True  # the values are clamped; the caller redoes the collective
                 elif r.flags & P.FLAG_CORRUPT or not r.checksum_ok:

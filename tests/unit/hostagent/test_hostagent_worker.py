@@ -184,3 +184,10 @@ def test_wrong_array_types_and_bad_configuration() -> None:
         Worker(1, 0, n_workers=1, transport=w.transport, child=40)
     with pytest.raises(ProtocolError):
         Worker(1, 3, n_workers=2, transport=w.transport)
+
+
+def test_a_result_missing_contributions_is_a_clear_error() -> None:
+    model = _model(n_children=2, ports=[1, 2])  # the switch was told 2 children, the workers think they are 4
+    workers = _cluster(model)[:2]
+    with pytest.raises(ProtocolError, match="sums 2 contributions but the job has 4 workers"):
+        _run_all(workers, lambda w: w.allreduce(np.ones(5, dtype=np.int32)))
