@@ -39,6 +39,7 @@ from p4switch.switch.v1model import IngressPacket, QueuedPacket, V1Model, log_pa
 log = logging.getLogger("p4switch.switch")
 
 INPUT_CAPACITY = 1024  # BMv2's input buffer capacity, per class (normal, resubmit/recirculate)
+PORT_BATCH = 64  # frames read from one port socket at a time
 
 OutputCallback = Callable[[int, bytes], None]
 
@@ -358,7 +359,7 @@ class Switch:
     def _read_ports(self) -> bool:
         got = False
         for p in list(self._ports.values()):
-            frames = p.recv_batch()
+            frames = p.recv_batch(PORT_BATCH)
             if frames:
                 got = True
                 for frame in frames:
@@ -371,7 +372,8 @@ class Switch:
             did, wake = self._run_one()
             if did:
                 busy_rounds += 1
-                if busy_rounds >= 64 and self._ports:  # keep reading the ports under a steady injected load
+                # under a steady injected load keep reading the ports, but never faster than frames are processed
+                if busy_rounds >= 64 and self._ports and len(self._input_lo) < PORT_BATCH:
                     busy_rounds = 0
                     self._read_ports()
                 continue
