@@ -162,6 +162,16 @@ class Worker:
         values = (bits << np.arange(_EXP_BITS)).sum(axis=1)
         return int(values.max()) + Q.MIN_EXPONENT
 
+    def close(self) -> None:
+        """Close the transport. A worker runs one collective at a time; it is not shared between threads."""
+        self.transport.close()
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- int32 and float paths -----------------------------------------------------------------------------------
 
     def _allreduce_int32(self, flat: npt.NDArray[np.generic]) -> npt.NDArray[np.int32]:
