@@ -79,14 +79,15 @@ class Switch:
             clock_us=self.now_us,
             priority_queues=priority_queues,
         )
-        self._in_lock = threading.Lock()
-        self._in_cond = threading.Condition(self._in_lock)
+        self._in_lock = threading.Lock()  # guards the two input deques
         self._work_lock = threading.RLock()  # one packet in the pipeline at a time, whichever thread runs it
         self._input_hi: deque[IngressPacket] = deque()
         self._input_lo: deque[IngressPacket] = deque()
         self._packet_ids = itertools.count()
         self._inflight = 0
-        self._idle = threading.Condition(threading.Lock())
+        self._inflight_lock = threading.Lock()
+        self._idle = threading.Event()  # set while nothing is in flight
+        self._idle.set()
         self._outputs: list[OutputCallback] = []
         self._ports: dict[int, AfPacketPort] = {}
         self._capture: PortCapture | None = None
@@ -256,8 +257,6 @@ class Switch:
         self._running = False
         self.tm.close()
         self._wake()
-        with self._in_cond:
-            self._in_cond.notify_all()
         self.links.stop()
         for t in self._threads:
             t.join(timeout=5.0)
@@ -269,8 +268,7 @@ class Switch:
         os.close(wake_w)
         if self._capture is not None:
             self._capture.close()
-        with self._idle:
-            self._idle.notify_all()
+        self._idle.set()  # release waiters
 
     def __enter__(self) -> Switch:
         self.start()
@@ -296,32 +294,37 @@ class Switch:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._stopped:
                     return self._inflight == 0
-                with self._idle:
-                    if self._inflight > 0:
-                        # poll: frames may come back from a delay line or a rate-limited queue meanwhile
-                        self._idle.wait(min(remaining, wake if wake is not None else 0.005, 0.005))
+                # poll: frames may come back from a delay line or a rate-limited queue meanwhile
+                self._idle.wait(min(remaining, wake if wake is not None else 0.005, 0.005))
             return True
         finally:
             self._kick()
 
     def _busy(self, n: int) -> None:
-        with self._idle:
-            self._inflight += n
-            if self._inflight <= 0:
+        """Count packets in flight (input, pipeline, queues, delay line); a plain lock keeps it cheap per packet,
+        the idle event only flips when the count crosses zero."""
+        with self._inflight_lock:
+            before = self._inflight
+            after = before + n
+            if after <= 0:
                 self._inflight = 0
-                self._idle.notify_all()
+                if before > 0:
+                    self._idle.set()
+            else:
+                self._inflight = after
+                if before == 0:
+                    self._idle.clear()
 
     # ------------------------------------------------------------------------------------------- workers
 
     def _push_input(self, pkt: IngressPacket, high: bool = False) -> None:
-        with self._in_cond:
+        with self._in_lock:
             queue = self._input_hi if high else self._input_lo
             if len(queue) >= INPUT_CAPACITY or self._stopped:
                 self.dropped_input_full += 1
                 return
             self._busy(1)
             queue.append(pkt)
-            self._in_cond.notify()
         self._wake()
 
     def _reinject(self, pkt: IngressPacket) -> None:
@@ -346,7 +349,7 @@ class Switch:
             if got is not None:
                 self._egress_one(*got)
                 return True, 0.0
-            with self._in_cond:
+            with self._in_lock:
                 if self._input_hi:
                     pkt = self._input_hi.popleft()
                 elif self._input_lo:
@@ -382,7 +385,7 @@ class Switch:
                 continue
             self._sleeping = True
             try:
-                with self._in_cond:
+                with self._in_lock:
                     if self._input_hi or self._input_lo or not self._running:
                         continue
                 fds = [p.fileno() for p in self._ports.values()]
