@@ -497,3 +497,39 @@ def test_ast_walk_dump_and_identity() -> None:
     assert ast.dump(a.value, with_loc=True) != ast.dump(b.value, with_loc=True)
     with pytest.raises(AttributeError):
         a.name = "C"  # type: ignore[misc]
+
+
+def test_v1model_version_20200408_api() -> None:
+    """With -D V1MODEL_VERSION=20200408, v1model declares PortId_t and index-typed counters/meters/registers."""
+    text = """
+    #include <core.p4>
+    #include <v1model.p4>
+    struct h_t { }
+    struct m_t { }
+    parser P(packet_in p, out h_t h, inout m_t m, inout standard_metadata_t sm) { state start { transition accept; } }
+    control VC(inout h_t h, inout m_t m) { apply { } }
+    control I(inout h_t h, inout m_t m, inout standard_metadata_t sm) {
+        register<bit<32>, bit<8>>(16) r;
+        counter<bit<8>>(16, CounterType.packets) c;
+        apply {
+            PortId_t port = sm.ingress_port;
+            bit<32> v;
+            r.read(v, 8w3);
+            r.write(8w3, v + 1);
+            c.count(8w3);
+            sm.egress_spec = port;
+        }
+    }
+    control E(inout h_t h, inout m_t m, inout standard_metadata_t sm) { apply { } }
+    control CC(inout h_t h, inout m_t m) { apply { } }
+    control D(packet_out p, in h_t h) { apply { } }
+    V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+    """
+    program = parse_text(text, "v.p4", defines={"V1MODEL_VERSION": "20200408"})
+    version = next(d for d in program.declarations if isinstance(d, ast.ConstantDeclaration))
+    assert version.name == "__v1model_version"
+    assert isinstance(version.value, ast.IntLiteral) and version.value.value == 20200408
+    register = next(d for d in program.declarations if isinstance(d, ast.ExternDeclaration) and d.name == "register")
+    assert register.type_params == ("T", "I")
+    check = pytest.importorskip("p4switch.frontend.typecheck")
+    check.check_program(program)
