@@ -86,8 +86,8 @@ class Switch:
         self._packet_ids = itertools.count()
         self._inflight = 0
         self._inflight_lock = threading.Lock()
-        self._idle = threading.Event()  # set while nothing is in flight
-        self._idle.set()
+        self._idle = threading.Condition(self._inflight_lock)  # notified when nothing is in flight any more
+        self._idle_waiters = 0
         self._outputs: list[OutputCallback] = []
         self._ports: dict[int, AfPacketPort] = {}
         self._capture: PortCapture | None = None
@@ -157,6 +157,13 @@ class Switch:
         """A frame arrives on `port` (in-process port API; also what AF_PACKET ports call)."""
         self._port_receive(port, frame)
 
+    def process(self, port: int, frame: bytes, timeout: float = 10.0) -> bool:
+        """Inject a frame and run it, and everything it causes, to completion in the calling thread (the worker
+        is not woken): the cheapest way for in-process tests to push one frame at a time. False on timeout
+        (a rate-limited queue or a delay line still holds a packet)."""
+        self._port_receive(port, frame, wake=False)
+        return self.wait_idle(timeout)
+
     def inject_packet_out(self, frame: bytes) -> None:
         """A P4Runtime packet-out (the packet_out header already prepended) enters ingress on the CPU port."""
         if self.cpu_port is None:
@@ -164,7 +171,7 @@ class Switch:
             return
         self._push_input(IngressPacket(self.cpu_port, frame, next(self._packet_ids)))
 
-    def _port_receive(self, port: int, frame: bytes) -> None:
+    def _port_receive(self, port: int, frame: bytes, wake: bool = True) -> None:
         capture = self._capture
         if capture is not None:
             capture.incoming(port, frame)
@@ -174,7 +181,7 @@ class Switch:
                 self._honor_pfc(port, pauses)
         imp = self.links.table.get((port, "in"))
         if imp is None:
-            self._push_input(IngressPacket(port, frame, next(self._packet_ids)))
+            self._push_input(IngressPacket(port, frame, next(self._packet_ids)), wake=wake)
         else:
             self.links.submit(imp, port, "in", frame)
 
@@ -268,7 +275,8 @@ class Switch:
         os.close(wake_w)
         if self._capture is not None:
             self._capture.close()
-        self._idle.set()  # release waiters
+        with self._idle:
+            self._idle.notify_all()  # release waiters
 
     def __enter__(self) -> Switch:
         self.start()
@@ -295,29 +303,33 @@ class Switch:
                 if remaining <= 0 or self._stopped:
                     return self._inflight == 0
                 # poll: frames may come back from a delay line or a rate-limited queue meanwhile
-                self._idle.wait(min(remaining, wake if wake is not None else 0.005, 0.005))
+                with self._idle:
+                    if self._inflight > 0:
+                        self._idle_waiters += 1
+                        try:
+                            self._idle.wait(min(remaining, wake if wake is not None else 0.005, 0.005))
+                        finally:
+                            self._idle_waiters -= 1
             return True
         finally:
-            self._kick()
+            if self._inflight > 0:
+                self._kick()  # work is left (a timeout): the worker must not sleep on an old wake-up time
 
     def _busy(self, n: int) -> None:
-        """Count packets in flight (input, pipeline, queues, delay line); a plain lock keeps it cheap per packet,
-        the idle event only flips when the count crosses zero."""
+        """Count packets in flight (input, pipeline, queues, delay line). A plain lock keeps this cheap per packet;
+        waiters are notified only when someone waits and the count reaches zero."""
         with self._inflight_lock:
-            before = self._inflight
-            after = before + n
+            after = self._inflight + n
             if after <= 0:
                 self._inflight = 0
-                if before > 0:
-                    self._idle.set()
+                if self._idle_waiters:
+                    self._idle.notify_all()
             else:
                 self._inflight = after
-                if before == 0:
-                    self._idle.clear()
 
     # ------------------------------------------------------------------------------------------- workers
 
-    def _push_input(self, pkt: IngressPacket, high: bool = False) -> None:
+    def _push_input(self, pkt: IngressPacket, high: bool = False, wake: bool = True) -> None:
         with self._in_lock:
             queue = self._input_hi if high else self._input_lo
             if len(queue) >= INPUT_CAPACITY or self._stopped:
@@ -325,7 +337,8 @@ class Switch:
                 return
             self._busy(1)
             queue.append(pkt)
-        self._wake()
+        if wake:
+            self._wake()
 
     def _reinject(self, pkt: IngressPacket) -> None:
         self._push_input(pkt, high=True)
@@ -418,8 +431,8 @@ class Switch:
             return False
         self._busy(1)
         if self.tm.enqueue(port, priority, item):
-            if threading.current_thread() is not self._worker_thread:
-                self._kick()  # the worker may sleep with an old wake-up time
+            # no wake-up needed: only the worker and wait_idle() run the pipeline, and wait_idle() kicks the
+            # worker if it leaves queued work behind
             return True
         self._busy(-1)
         return False

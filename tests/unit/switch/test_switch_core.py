@@ -238,3 +238,11 @@ def test_control_plane_writes_while_packets_flow(switch: Switch) -> None:
     assert switch.stats()["errors"] == 0
     seen = {(p, observe(f)["egress_rid"]) for p, f in out.frames}
     assert seen <= {(1, 7), (2, 8), (3, 5)} and len(out.frames) >= 300
+
+
+def test_process_runs_a_frame_to_completion_in_the_caller(switch: Switch) -> None:
+    out = Outputs()
+    switch.add_output_callback(out)
+    for i in range(20):
+        assert switch.process(0, ctl(port=2, payload=bytes([i])))
+        assert [f[-1] for f in out.on(2)] == list(range(i + 1))  # already out when process() returns
