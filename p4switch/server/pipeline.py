@@ -1,6 +1,6 @@
 """Forwarding pipeline changes: verify a config without touching the device, install it, and for
 RECONCILE_AND_COMMIT carry the forwarding state over wherever the new P4Info still accepts it (PI does the same:
-read everything, install, write it back, skipping what no longer fits)."""
+read everything, install, write it back, skipping what no longer fits; registers and counters are copied)."""
 
 from __future__ import annotations
 
@@ -91,10 +91,9 @@ def snapshot(state: RuntimeState) -> list[tuple[int, p4runtime_pb2.Entity]]:
             req = p4runtime_pb2.Entity()
             getattr(req.packet_replication_engine_entry, kind).CopyFrom(request)
             out.extend((insert, e) for e in codec.read(req))
-        for kind in ("register_entry", "counter_entry", "meter_entry"):
-            req = p4runtime_pb2.Entity()
-            getattr(req, kind).SetInParent()
-            out.extend((modify, e) for e in codec.read(req) if _worth_keeping(e))
+        req = p4runtime_pb2.Entity()
+        req.meter_entry.SetInParent()  # registers and counters are carried over by `carry_externs`
+        out.extend((modify, e) for e in codec.read(req) if e.meter_entry.HasField("config"))
         req = p4runtime_pb2.Entity()
         req.digest_entry.SetInParent()
         out.extend((insert, e) for e in codec.read(req))
@@ -114,11 +113,20 @@ def restore(state: RuntimeState, saved: list[tuple[int, p4runtime_pb2.Entity]]) 
     return kept
 
 
-def _worth_keeping(entity: p4runtime_pb2.Entity) -> bool:
-    """Registers, counters and meters start zeroed/unconfigured: only what differs needs writing back."""
-    kind = entity.WhichOneof("entity")
-    if kind == "register_entry":
-        return entity.register_entry.data.bitstring.strip(b"\x00") != b""
-    if kind == "counter_entry":
-        return bool(entity.counter_entry.data.packet_count or entity.counter_entry.data.byte_count)
-    return kind != "meter_entry" or entity.meter_entry.HasField("config")
+
+def carry_externs(old: RuntimeState, new: RuntimeState) -> int:
+    """Register cells and counter values of every register/counter the new P4Info keeps unchanged (same name, id,
+    size and width/unit), copied directly: a P4Runtime round trip per cell would take seconds for large arrays."""
+    kept = 0
+    with old.lock, new.lock:
+        for reg in new.registers:
+            prev = old.registers.get(reg.name)
+            if prev is not None and (prev.id, prev.size, prev.bitwidth) == (reg.id, reg.size, reg.bitwidth):
+                reg.cells[:] = prev.cells
+                kept += 1
+        for counter in new.counters:
+            before = old.counters.get(counter.name)
+            if before is not None and (before.id, before.size, before.unit) == (counter.id, counter.size, counter.unit):
+                counter.packets[:], counter.bytes[:] = before.packets, before.bytes
+                kept += 1
+    return kept

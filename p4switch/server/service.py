@@ -165,9 +165,10 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 digest.sink = None
         self.config = config
         self._bind(state)
-        if saved:
+        if reconcile and old is not None:
             kept = pipeline.restore(state, saved)
-            _log.info("reconcile: kept %d of %d entities", kept, len(saved))
+            externs = pipeline.carry_externs(old, state)
+            _log.info("reconcile: kept %d of %d entities and %d registers/counters", kept, len(saved), externs)
 
     def GetForwardingPipelineConfig(self, request: p4runtime_pb2.GetForwardingPipelineConfigRequest,
                                     context: grpc.ServicerContext) -> p4runtime_pb2.GetForwardingPipelineConfigResponse:
