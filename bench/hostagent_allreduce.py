@@ -188,6 +188,11 @@ def run(quick: bool) -> dict[str, Any]:
     if gloo is not None:
         for row, t in zip(rows, gloo, strict=True):
             row["gloo_s"] = round(t, 5)
-    result.update(allreduce=rows, in_network_retransmissions=retrans, workers=N,
-                  adaptive=_adaptive(rows), note="embedded Python switch and 4 agents share this machine's cores")
+    adaptive = _adaptive(rows)
+    result.update(allreduce=rows, in_network_retransmissions=retrans, workers=N, adaptive=adaptive,
+                  setup={"note": "embedded Python switch and 4 agents share this machine's cores"})
+    # headline scalars for `p4ina bench`'s table
+    result.update(agent_fill_pps=result["agent_pps"]["fill_int32_pps"],
+                  agent_worker_pps=result["agent_pps"]["worker_loopback_pps"],
+                  adaptive_small=adaptive["small"], adaptive_threshold_bytes=adaptive["threshold_bytes"])
     return result
