@@ -27,6 +27,7 @@ MODE_NAMES = {"ring": "ring", "innet": "in-network"}
 SWITCH_SUBNET = "10.255.0.0/16"  # the controller's switch addresses (controller.topology.switch_address)
 BITFLIP_BIT = 20
 AGG_REGISTERS = "P4inaIngress.aggregation"  # docs/p4-program.md, Registers
+FAILED_RANK_GRACE = 10.0  # seconds the other ranks get to finish after one rank failed
 
 
 @dataclass
@@ -228,12 +229,17 @@ class Runner:
                                    TimeElapsedColumn(), console=Console(stderr=True), transient=False)
             progress_cm.start()
             task = progress_cm.add_task(f"{name} steps", total=total)
+        failed_at: float | None = None
         try:
             while any(p.poll() is None for p in procs.values()):
                 if progress_cm is not None and task is not None:
                     progress_cm.update(task, completed=sum(_steps_done(o) for o in outputs.values()))
                 if time.monotonic() > deadline:
                     raise RunError(f"{name}: workers did not finish within {opts.step_timeout:g} s per step")
+                if failed_at is None and any(p.poll() not in (None, 0) for p in procs.values()):
+                    failed_at = time.monotonic()  # a collective cannot finish without one of its ranks
+                if failed_at is not None and time.monotonic() - failed_at > FAILED_RANK_GRACE:
+                    break  # the others are stopped by the caller; their results say they did not finish
                 time.sleep(0.2)
             if progress_cm is not None and task is not None:
                 progress_cm.update(task, completed=sum(_steps_done(o) for o in outputs.values()))
