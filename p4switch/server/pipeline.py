@@ -11,7 +11,7 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from p4switch.exceptions import P4SwitchError
-from p4switch.runtime.entries import EntityCodec
+from p4switch.runtime.entries import EntityCodec, meter_config_to_proto
 from p4switch.runtime.state import RuntimeState, RuntimeStateError
 from p4switch.server.device import Device, parse_device_config
 from p4switch.server.errors import RpcError
@@ -79,6 +79,8 @@ def snapshot(state: RuntimeState) -> list[tuple[int, p4runtime_pb2.Entity]]:
                     if table.has_direct_counter:
                         ent.table_entry.counter_data.packet_count = entry.packets
                         ent.table_entry.counter_data.byte_count = entry.bytes
+                    if entry.meter is not None and entry.meter.config is not None:
+                        ent.table_entry.meter_config.CopyFrom(meter_config_to_proto(entry.meter.config))
                     out.append((insert, ent))
             if (table.default_entry.action_id, table.default_entry.action_args) != table.initial_default:
                 ent = p4runtime_pb2.Entity()
