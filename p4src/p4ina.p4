@@ -15,6 +15,7 @@
 #include "include/aggregation.p4"
 #include "include/agg_output.p4"
 #include "include/rewrite.p4"
+#include "include/pfc.p4"
 #include "include/deparser.p4"
 
 control P4inaIngress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata) {
@@ -25,26 +26,35 @@ control P4inaIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
     AggregationIngress() aggregation;
     AggOutputIngress() output;
     AggNarrowIngress() narrow;
+    PfcIngress() pfc;
 
     apply {
-        qos.apply(hdr, meta, standard_metadata);
-        if (hdr.agg.isValid()) {
-            admission.apply(hdr, meta, standard_metadata);     // job, slot range, admitted port and child
-            widen.apply(hdr, meta);                             // to int32 at the job's scale
-            aggregation.apply(hdr, meta);                       // the slot update: verdict
-            output.apply(hdr, meta, standard_metadata);         // drop / absorb / up / down / reply, counters
-            narrow.apply(hdr, meta);                            // RESULTs in the job's result format
-        } else if (!hdr.pfc.isValid()) {
-            forwarding.apply(hdr, meta, standard_metadata);
+        // A packet held for a paused queue (recirculated, see pfc.p4) was fully processed on its first pass.
+        if (meta.pfc_held == 0) {
+            qos.apply(hdr, meta, standard_metadata);
+            if (hdr.agg.isValid()) {
+                admission.apply(hdr, meta, standard_metadata);     // job, slot range, admitted port and child
+                widen.apply(hdr, meta);                             // to int32 at the job's scale
+                aggregation.apply(hdr, meta);                       // the slot update: verdict
+                output.apply(hdr, meta, standard_metadata);         // drop / absorb / up / down / reply, counters
+                narrow.apply(hdr, meta);                            // RESULTs in the job's result format
+            } else if (hdr.ethernet.ether_type != ETHERTYPE_MAC_CONTROL && !hdr.probe.isValid()) {
+                forwarding.apply(hdr, meta, standard_metadata);
+            }
         }
+        pfc.apply(hdr, meta, standard_metadata);                    // pause, watchdog, deadlock probes
     }
 }
 
 control P4inaEgress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata) {
     AggRewriteEgress() agg_rewrite;
+    PfcEgress() pfc_gen;
 
     apply {
-        agg_rewrite.apply(hdr, meta, standard_metadata);
+        if (meta.pfc.hold == 0 && standard_metadata.instance_type != 2) {
+            agg_rewrite.apply(hdr, meta, standard_metadata);
+        }
+        pfc_gen.apply(hdr, meta, standard_metadata);                // Xoff/Xon generation, held packets
     }
 }
 

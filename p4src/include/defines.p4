@@ -27,6 +27,8 @@
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<16> ETHERTYPE_MAC_CONTROL = 0x8808;   // IEEE 802.3 MAC control: PAUSE and 802.1Qbb PFC
 const bit<16> PFC_OPCODE = 0x0101;
+const bit<48> PFC_DEST_MAC = 0x0180c2000001;   // the MAC control multicast address every PAUSE/PFC frame goes to
+const bit<16> ETHERTYPE_PFC_PROBE = 0x88B5;     // IEEE local experimental: p4ina deadlock probes (docs/pfc.md)
 const bit<8> IP_PROTO_TCP = 6;
 const bit<8> IP_PROTO_UDP = 17;
 
@@ -68,6 +70,23 @@ const bit<32> STATUS_READY = 0x1;     // the slot holds the RESULT of its round
 const bit<32> STATUS_OVERFLOW = 0x2;  // some element saturated in this round
 const bit<32> STATUS_CORRUPT = 0x4;   // the RESULT from the parent carried CORRUPT
 const bit<32> STATUS_USED = 0x8;      // the cell has held a round (its step/seq are meaningful)
+
+// ---- PFC, watchdog and deadlock probes (docs/pfc.md) ---------------------------------------------------------
+#define PFC_CLASSES 8
+#define PFC_ROWS (NUM_PORTS * PFC_CLASSES)       // per (port, class) state: index port * 8 + class
+#define PFC_SESSION_BASE 256                     // clone session 256 + p sends generated PFC out of port p (p < 256)
+#define PROBE_MAX_HOPS 8
+const bit<2> WD_ACTION_DROP = 0;                 // SONiC PFCWD actions (P4inaIngress.pfc.pfcwd_action)
+const bit<2> WD_ACTION_FORWARD = 1;
+const bit<2> WD_ACTION_ALERT = 2;
+const bit<8> PFC_EVENT_STORM = 1;                // pfc_event_t.kind
+const bit<8> PFC_EVENT_RESTORE = 2;
+const bit<8> PFC_EVENT_DEADLOCK = 3;
+const bit<2> PFC_GEN_NONE = 0;                   // pfc_meta_t.gen
+const bit<2> PFC_GEN_XOFF = 1;
+const bit<2> PFC_GEN_XON = 2;
+const bit<8> FL_PFC_GEN = 1;                     // @field_list of the E2E clone that becomes a PFC frame
+const bit<8> FL_PFC_HOLD = 2;                    // @field_list of a packet held by recirculation (BMv2 pause)
 
 typedef bit<9> port_t;
 typedef bit<48> mac_addr_t;

@@ -8,6 +8,8 @@ control P4inaDeparser(packet_out packet, in headers_t hdr) {
     apply {
         packet.emit(hdr.ethernet);
         packet.emit(hdr.pfc);
+        packet.emit(hdr.pfc_pad);
+        packet.emit(hdr.probe);
         packet.emit(hdr.ipv4);
         packet.emit(hdr.udp);
         packet.emit(hdr.tcp);

@@ -11,8 +11,8 @@ header ethernet_t {
     bit<16> ether_type;
 }
 
-// IEEE 802.1Qbb priority flow control frame (MAC control opcode 0x0101): parsed and counted now; the pause
-// machinery (Xoff/Xon, watchdog) builds on this header.
+// IEEE 802.1Qbb priority flow control frame (MAC control opcode 0x0101; docs/pfc.md). The class-enable vector is
+// 16 bits on the wire; its upper octet (`reserved`) must be zero.
 header pfc_t {
     bit<16> opcode;
     bit<8> reserved;
@@ -25,6 +25,21 @@ header pfc_t {
     bit<16> time5;
     bit<16> time6;
     bit<16> time7;
+}
+
+// Padding of a generated PFC frame to the 60-byte minimum (14 + 20 + 26; the FCS is the MAC's).
+header pfc_pad_t {
+    bit<208> zeros;
+}
+
+// Deadlock probe (EtherType 0x88B5): sent out of a port paused past the deadlock threshold, forwarded by each
+// switch out of its own paused port of that class; `path` holds one 32-bit hop (switch id << 16 | egress port) per
+// switch visited, the newest in the low bits.
+header pfc_probe_t {
+    bit<16> origin;          // switch id of the switch that sent it
+    bit<8> cls;              // the paused priority
+    bit<8> hops;             // entries used in `path`
+    bit<256> path;
 }
 
 header ipv4_t {
@@ -91,6 +106,8 @@ header vals8_t { ALL64(FIELD8) }     // 64 x int8
 struct headers_t {
     ethernet_t ethernet;
     pfc_t pfc;
+    pfc_pad_t pfc_pad;
+    pfc_probe_t probe;
     ipv4_t ipv4;
     udp_t udp;
     tcp_t tcp;
@@ -135,9 +152,54 @@ struct fwd_meta_t {
     bit<16> l4_dst_port;
 }
 
+// PFC state of one packet (what must survive a clone or a recirculation is in metadata_t).
+struct pfc_meta_t {
+    bit<3> cls;                             // traffic class = standard_metadata.priority after qos
+    bit<1> hold;                            // set in ingress: recirculate in egress instead of sending
+    bit<8> ev_kind;                         // PFC_EVENT_* to report at the end of ingress (0: none)
+    bit<8> ev_classes;                      // bitmap of the classes concerned
+    bit<16> ev_port;
+    bit<8> ev_hops;
+    bit<256> ev_path;
+    bit<8> probe_classes;                   // classes whose pause crossed the deadlock threshold in this frame
+    port_t cfg_port;                        // key of pfc_port: the port a pause came in on, or a packet goes out of
+    port_t gen_port;                        // egress: where the generated PFC frame goes
+    bit<16> switch_id;
+    bit<3> probe_prio;
+    bit<32> quantum_x65536;                 // one pause quantum in us * 65536 at this port's speed
+    bit<32> detect_us;
+    bit<32> restore_us;
+    bit<32> deadlock_us;
+    bit<32> probe_interval_us;
+    bit<2> wd_action;
+    bit<16> hold_limit;
+}
+
+// The one digest: storms, restorations and deadlocks (docs/pfc.md).
+struct pfc_event_t {
+    bit<8> kind;              // PFC_EVENT_STORM / _RESTORE / _DEADLOCK
+    bit<16> switch_id;
+    bit<16> port;             // storm/restore: the paused port; deadlock: the origin's paused port
+    bit<8> classes;           // bitmap of the classes concerned
+    bit<8> hops;              // deadlock: switches in the cycle
+    bit<256> path;            // deadlock: the probe's hops (switch id << 16 | egress port), newest lowest
+}
+
+// Fields with @field_list survive the E2E clone that becomes a PFC frame (1) or the recirculation that holds a
+// packet for a paused queue on targets without pause in the MAC (2). They are top-level fields: the embedded
+// compiler preserves top-level metadata fields only (p4c also accepts nested ones).
 struct metadata_t {
     agg_meta_t agg;
     fwd_meta_t fwd;
+    pfc_meta_t pfc;
+    @field_list(1) bit<2> pfc_gen;              // PFC_GEN_*: what the clone becomes
+    @field_list(1) bit<3> pfc_gen_cls;
+    @field_list(1) bit<16> pfc_gen_quanta;
+    @field_list(2) bit<1> pfc_held;             // a held packet coming back: send it out of hold_port at hold_cls
+    @field_list(2) port_t pfc_hold_port;
+    @field_list(2) bit<3> pfc_hold_cls;
+    @field_list(2) bit<16> pfc_hold_budget;     // recirculations left
+    @field_list(2) port_t pfc_hold_in_port;     // the held packet's real ingress port (for PFC generation)
 }
 
 #endif  // P4INA_HEADERS_P4

@@ -11,6 +11,7 @@ parser P4inaParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
         transition select(hdr.ethernet.ether_type) {
             ETHERTYPE_IPV4: parse_ipv4;
             ETHERTYPE_MAC_CONTROL: parse_mac_control;
+            ETHERTYPE_PFC_PROBE: parse_probe;
             default: accept;
         }
     }
@@ -20,6 +21,11 @@ parser P4inaParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
             PFC_OPCODE: parse_pfc;
             default: accept;
         }
+    }
+
+    state parse_probe {
+        packet.extract(hdr.probe);
+        transition accept;
     }
 
     state parse_pfc {
