@@ -219,3 +219,31 @@ def test_int32_overflow_is_reported_not_wrapped(job: Job) -> None:
 
     _run_all(job.workers, call)
     assert len(errors) == N and all("overflowed" in e for e in errors)
+
+
+def test_two_jobs_share_a_switch_concurrently() -> None:
+    """Jobs 6 and 7 (two workers each, disjoint slot pools) all-reduce at the same time on one switch: each job
+    gets its own sum, with the same relative slot numbers in both pools."""
+    compiled_program()
+    sw = AggSwitch("s1", 0, lambda _name, _port, _frame: None)
+    ports = SwitchPorts(sw.switch)
+    try:
+        workers: list[Worker] = []
+        for job_idx, job_id in enumerate((6, 7)):
+            children: dict[int, tuple[int, Neighbor]] = {}
+            for child in range(2):
+                port = 1 + 2 * job_idx + child
+                who = Neighbor(mac=0x02_00_00_00_00_30 + port, ip=0x0A_00_00_30 + port, udp_port=43000 + port)
+                children[port] = (child, who)
+                workers.append(Worker(job_id, child, n_workers=2, child=child, pool_size=16, scale_exp=SCALE,
+                                      transport=ports.attach(port, who.udp_port),
+                                      endpoints=Endpoints(udp_port=who.udp_port)))
+            install_job(sw, JobOnSwitch(job_id=job_id, job_idx=job_idx, slot_base=16 * job_idx, slot_count=16,
+                                        children=children, mcast_grp=job_idx + 1, scale=SCALE))
+        data = [np.full(2000, 10 ** i, dtype=np.int32) for i in range(4)]
+        by_worker = {id(w): data[i] for i, w in enumerate(workers)}
+        out = _run_all(workers, lambda w: w.allreduce(by_worker[id(w)]))
+        assert all(np.array_equal(o, np.full(2000, 11)) for o in out[:2])
+        assert all(np.array_equal(o, np.full(2000, 1100)) for o in out[2:])
+    finally:
+        sw.stop()
