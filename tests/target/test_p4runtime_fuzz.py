@@ -87,3 +87,45 @@ def test_mutated_writes_get_sensible_answers_and_leave_a_valid_state() -> None:
     finally:
         client.close()
         server.stop()
+
+
+def test_mutated_reads_and_pipeline_configs_never_break_the_server() -> None:
+    device = StateDevice()
+    server = P4RuntimeServer(device, address="127.0.0.1:0").start()
+    client = Client(f"127.0.0.1:{server.port}", election_id=1)
+    try:
+        client.arbitrate()
+        client.set_pipeline(load_p4info("runtime_tables"))
+        raw_read = client.channel.unary_stream("/p4.v1.P4Runtime/Read")
+        raw_set = client.channel.unary_unary("/p4.v1.P4Runtime/SetForwardingPipelineConfig")
+        reads = []
+        for line in (CONFORMANCE / "p4runtime" / "runtime_tables.jsonl").read_text().splitlines():
+            step = json.loads(line)
+            if step["rpc"] == "Read":
+                reads.append(text_format.Parse(step["request"], p4runtime_pb2.ReadRequest()).SerializeToString())
+        config = p4runtime_pb2.SetForwardingPipelineConfigRequest(
+            device_id=0, action=p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY)
+        config.election_id.low = 1
+        config.config.p4info.CopyFrom(load_p4info("runtime_tables"))
+        rng = random.Random(7)
+        for i in range(150):
+            if i % 2:
+                data = mutate(rng, rng.choice(reads), reads)
+                call = lambda d: list(raw_read(d, timeout=10))  # noqa: E731
+            else:
+                data = mutate(rng, config.SerializeToString(), [config.SerializeToString()])
+                call = lambda d: raw_set(d, timeout=10)  # noqa: E731
+            try:
+                call(data)
+            except grpc.RpcError as exc:
+                code = exc.code().name
+                if code == "INTERNAL":
+                    assert "deserializ" in (exc.details() or "").lower(), exc.details()
+                else:
+                    assert code in ALLOWED, (code, exc.details())
+        assert device.state is not None  # whatever was committed, a pipeline is installed and served
+        client.read(entity("table_entry { }"))
+        assert client.stub.Capabilities(p4runtime_pb2.CapabilitiesRequest()).p4runtime_api_version
+    finally:
+        client.close()
+        server.stop()
