@@ -88,7 +88,7 @@ class Switch:
         self._inflight_lock = threading.Lock()
         self._idle = threading.Condition(self._inflight_lock)  # notified when nothing is in flight any more
         self._idle_waiters = 0
-        self._outputs: list[OutputCallback] = []
+        self._outputs: tuple[OutputCallback, ...] = ()  # replaced, never mutated: iterated lock-free per packet
         self._ports: dict[int, AfPacketPort] = {}
         self._capture: PortCapture | None = None
         self.links = ImpairedLinks(self._deliver, self._busy)
@@ -148,10 +148,12 @@ class Switch:
 
     def add_output_callback(self, fn: OutputCallback) -> None:
         """`fn(port, frame)` for every frame leaving any port, the CPU port included."""
-        self._outputs.append(fn)
+        self._outputs = (*self._outputs, fn)
 
     def remove_output_callback(self, fn: OutputCallback) -> None:
-        self._outputs.remove(fn)
+        outputs = list(self._outputs)
+        outputs.remove(fn)
+        self._outputs = tuple(outputs)
 
     def inject(self, port: int, frame: bytes) -> None:
         """A frame arrives on `port` (in-process port API; also what AF_PACKET ports call)."""
@@ -358,7 +360,7 @@ class Switch:
         """One unit of pipeline work, if there is any: a packet allowed to leave goes through egress, else the
         next input through ingress. Returns (did work, seconds until a queued packet may leave or None)."""
         with self._work_lock:
-            got, wake = self.tm.poll()
+            got, wake = self.tm.poll() if len(self.tm) else (None, None)
             if got is not None:
                 self._egress_one(*got)
                 return True, 0.0
@@ -473,7 +475,7 @@ class Switch:
             p = self._ports.get(port)
             if p is not None:
                 p.send(frame)
-        for fn in list(self._outputs):
+        for fn in self._outputs:
             try:
                 fn(port, frame)
             except Exception:
