@@ -103,6 +103,21 @@ def test_busy_grpc_port_is_a_one_line_error(tmp_path: Path) -> None:
     assert result.stderr.strip().startswith("p4ina switch: error:") and str(port) in result.stderr
 
 
+def test_admin_service_reaches_the_traffic_manager_and_impairments(running: tuple[Switch, Client]) -> None:
+    from p4switch.server.admin import call
+
+    sw, client = running
+    call(client.channel, "set_queue_rate", {"port": 3, "rate_pps": 250})
+    call(client.channel, "set_queue_depth", {"port": 3, "depth": 7})
+    call(client.channel, "set_impairment", {"port": 2, "direction": "out", "loss": 1.0, "seed": 4})
+    (queue3,) = [q for q in sw.stats()["queues"] if q["port"] == 3]
+    assert queue3["rate_pps"] == 250 and queue3["capacity"] == 7
+    client.push_pipeline()
+    sw.inject(0, ctl(port=2))
+    assert sw.wait_idle()
+    assert sw.impairment_stats()["2/out"]["lost"] == 1
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
