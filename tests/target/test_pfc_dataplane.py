@@ -48,8 +48,8 @@ def pfc_frame(pauses: dict[int, int], *, dst: bytes = PFC_DST, reserved: int = 0
     return (dst + bytes.fromhex("020000000009") + b"\x88\x08" + body).ljust(60, b"\x00")
 
 
-def data_frame(cls: int, seq: int) -> bytes:
-    pkt = Ether(src=HOST_MAC, dst=DST_MAC) / IP(src="10.0.0.1", dst="10.0.0.2", tos=DSCP[cls] << 2) / UDP(
+def data_frame(cls: int, seq: int, dst: str = DST_MAC) -> bytes:
+    pkt = Ether(src=HOST_MAC, dst=dst) / IP(src="10.0.0.1", dst="10.0.0.2", tos=DSCP[cls] << 2) / UDP(
         sport=1000 + cls, dport=2000) / struct.pack(">I", seq)
     return bytes(pkt)
 
@@ -67,7 +67,7 @@ class Rig:
     """One embedded switch running p4ina.p4 with 8 priority queues, its P4Runtime server, a controller client and
     a PfcManager; every frame leaving any port is recorded in order."""
 
-    def __init__(self, *, link_bps: float = 10e9, honor_pfc: bool = True) -> None:
+    def __init__(self, *, link_bps: float = 10e9, honor_pfc: bool = True, name: str = "s1") -> None:
         from p4switch.switch.core import Switch
 
         p4info, config = compiled_program()
@@ -76,9 +76,10 @@ class Rig:
         self.switch.add_output_callback(lambda port, frame: self.out.put((port, frame, time.monotonic())))
         self.switch.start()
         self.server = server_mod.P4RuntimeServer(self.switch, address="127.0.0.1:0").start()
-        self.client = SwitchClient("s1", f"127.0.0.1:{self.server.port}", timeout=10).connect()
+        self.name = name
+        self.client = SwitchClient(name, f"127.0.0.1:{self.server.port}", timeout=10).connect()
         self.client.set_pipeline(p4info, config)
-        self.manager = PfcManager({"s1": self.client})
+        self.manager = PfcManager({name: self.client})
         p4 = self.client.p4
         for cls, dscp in DSCP.items():
             self.client.write([update("INSERT", entity(p4.table_entry(
@@ -89,7 +90,7 @@ class Rig:
                 {"port": port})))])
 
     def configure(self, cfg: SwitchPfc) -> None:
-        self.manager.configure("s1", cfg)
+        self.manager.configure(self.name, cfg)
 
     def counter(self, name: str, index: int) -> int:
         (c,) = self.client.read_counter(name, index)
@@ -131,7 +132,7 @@ class Rig:
             except queue.Empty:
                 continue
             assert self.client.p4.digest_name(digest.digest_id) == DIGEST
-            out += decode_digest("s1", digest)
+            out += decode_digest(self.name, digest)
         return out
 
     def close(self) -> None:
