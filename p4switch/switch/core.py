@@ -93,7 +93,6 @@ class Switch:
         self._capture: PortCapture | None = None
         self.links = ImpairedLinks(self._deliver, self._busy)
         self._threads: list[threading.Thread] = []
-        self._worker_thread: threading.Thread | None = None
         self._sleeping = False
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
@@ -253,7 +252,6 @@ class Switch:
             return
         self._running = True
         t = threading.Thread(target=self._worker_loop, name=f"switch{self.device_id}-pipeline", daemon=True)
-        self._worker_thread = t
         t.start()
         self._threads.append(t)
         self.links.start(f"switch{self.device_id}-links")

@@ -164,15 +164,12 @@ class FileModeRunner:
                 log_packet_error("egress", port, exc)
 
     def _safe_ingress(self, pkt: IngressPacket) -> None:
-        self._tick()
+        self.clock.now += 1
         try:
             self.engine.ingress(self.pipeline, pkt)
         except Exception as exc:
             self.engine.counters.errors += 1
             log_packet_error("ingress", pkt.port, exc)
-
-    def _tick(self) -> None:
-        self.clock.tick()
 
     def flush_impairments(self) -> None:
         for (port, direction), imp in self._impair.items():
