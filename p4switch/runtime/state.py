@@ -616,7 +616,8 @@ class DigestState:
     """A `digest` stream with PI's list semantics (`proto/frontend/src/digest_mgr.cpp`): nothing flows until a
     DigestEntry configured it; a list goes out when it holds `max_list_size` samples (0: no size limit) or, at the
     latest, `max_timeout_ns` after its first sample (0: at once); with `ack_timeout_ns > 0`, a sample pending or sent
-    and not yet acked (nor expired after `ack_timeout_ns`) is not reported again. Lists go to `sink`."""
+    and not yet acked (nor expired after `ack_timeout_ns`) is not reported again. Lists go to `sink`. `push` and
+    `poll` must stamp times with the same clock (the switch passes its `now_us() * 1000` to both)."""
 
     def __init__(self, name: str, id_: int, bitwidths: list[int]) -> None:
         self.name, self.id, self.bitwidths = name, id_, bitwidths

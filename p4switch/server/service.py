@@ -361,9 +361,10 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             state = self.device.state
             if state is None:
                 continue
+            now_ns = self._device_now_ns()
             for digest in state.digests:
                 try:
-                    digest.poll()
+                    digest.poll(now_ns)
                 except Exception:  # a broken sink must not stop digest delivery for good
                     _log.exception("digest %s", digest.name)
             tick += 1
@@ -372,6 +373,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                     self._notify_idle(state)
                 except Exception:
                     _log.exception("idle timeout notification")
+
+    def _device_now_ns(self) -> int:
+        """The clock the data path stamps digests with (the switch's `now_us`), else the monotonic clock."""
+        now_us = getattr(self.device, "now_us", None)
+        return int(now_us()) * 1000 if callable(now_us) else time.monotonic_ns()
 
     def _notify_idle(self, state: RuntimeState) -> None:
         codec = self._codec
