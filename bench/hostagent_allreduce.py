@@ -65,44 +65,52 @@ def _timed(items: list[Any], fn: Callable[[Any], Any], repeats: int) -> float:
     return best
 
 
+def start_switch_with_job(*, job: int = JOB, n: int = N, pool: int = POOL, udp_base: int = 41000) -> Any:
+    """An embedded switch running p4ina.p4, started, with one job: `n` workers on ports 1..n (child index r on port
+    r+1, RESULTs to UDP port udp_base + r), this switch the root. Entries go through the P4Runtime codec."""
+    from controller.client import entity
+    from controller.p4info import P4InfoHelper, multicast_group
+    from p4switch.compiler import compile_file
+    from p4switch.runtime.entries import INSERT, EntityCodec
+    from p4switch.switch.core import Switch
+
+    compiled = compile_file(str(PROGRAM))
+    switch = Switch(seed=1)
+    switch.install_pipeline(compiled.p4info, compiled.device_config_bytes())
+    switch.start()
+    helper = P4InfoHelper(compiled.p4info)
+    sw_mac, sw_ip = 0x020000000100, 0x0A000164
+    ports = list(range(1, n + 1))
+    writes = [multicast_group(1, [(p, i + 1) for i, p in enumerate(ports)])]
+    writes.append(helper.table_entry(f"{ING}.admission.job", {"hdr.agg.job_id": job}, f"{ING}.admission.set_job_root",
+                                     {"job_idx": 0, "slot_base": 0, "slot_count": pool, "children": n,
+                                      "mcast_grp": 1, "scale": 0, "result_fmt": 0}))
+    for r, port in enumerate(ports):
+        writes.append(helper.table_entry(f"{ING}.admission.agg_children",
+                                         {"standard_metadata.ingress_port": port, "hdr.agg.job_id": job,
+                                          "hdr.agg.child": r}, f"{ING}.admission.admit"))
+        writes.append(helper.table_entry(f"{EGR}.agg_rewrite.agg_neighbors",
+                                         {"hdr.agg.job_id": job, "standard_metadata.egress_port": port},
+                                         f"{EGR}.agg_rewrite.set_neighbor",
+                                         {"src_mac": sw_mac, "dst_mac": 0x020000000010 + r, "src_addr": sw_ip,
+                                          "dst_addr": 0x0A000010 + r, "dst_port": udp_base + r}))
+    codec = EntityCodec(switch.state)
+    for w in writes:
+        codec.write(INSERT, entity(w))
+    return switch
+
+
 class InNetwork:
-    """One embedded switch running p4ina.p4 with a 4-worker job, entries written through the P4Runtime codec."""
+    """One embedded switch with a 4-worker job and its 4 `Worker`s (threads of this process)."""
 
     def __init__(self) -> None:
-        from controller.client import entity
-        from controller.p4info import P4InfoHelper, multicast_group
-        from p4switch.compiler import compile_file
-        from p4switch.runtime.entries import INSERT, EntityCodec
-        from p4switch.switch.core import Switch
-
-        compiled = compile_file(str(PROGRAM))
-        self.switch = Switch(seed=1)
-        self.switch.install_pipeline(compiled.p4info, compiled.device_config_bytes())
-        self.switch.start()
-        helper = P4InfoHelper(compiled.p4info)
-        codec = EntityCodec(self.switch.state)
-        sw_mac, sw_ip = 0x020000000100, 0x0A000164
-        ports = list(range(1, N + 1))
-        writes = [multicast_group(1, [(p, i + 1) for i, p in enumerate(ports)])]
-        writes.append(helper.table_entry(f"{ING}.admission.job", {"hdr.agg.job_id": JOB}, f"{ING}.admission.set_job_root",
-                                         {"job_idx": 0, "slot_base": 0, "slot_count": POOL, "children": N,
-                                          "mcast_grp": 1, "scale": 0, "result_fmt": 0}))
+        self.switch = start_switch_with_job()
         transports = SwitchPorts(self.switch)
-        self.workers = []
-        for r, port in enumerate(ports):
-            udp = 41000 + r
-            writes.append(helper.table_entry(f"{ING}.admission.agg_children",
-                                             {"standard_metadata.ingress_port": port, "hdr.agg.job_id": JOB,
-                                              "hdr.agg.child": r}, f"{ING}.admission.admit"))
-            writes.append(helper.table_entry(f"{EGR}.agg_rewrite.agg_neighbors",
-                                             {"hdr.agg.job_id": JOB, "standard_metadata.egress_port": port},
-                                             f"{EGR}.agg_rewrite.set_neighbor",
-                                             {"src_mac": sw_mac, "dst_mac": 0x020000000010 + r, "src_addr": sw_ip,
-                                              "dst_addr": 0x0A000010 + r, "dst_port": udp}))
-            self.workers.append(Worker(JOB, r, n_workers=N, transport=transports.attach(port, udp), pool_size=POOL,
-                                       endpoints=Endpoints(udp_port=udp), timeout=0.2))
-        for w in writes:
-            codec.write(INSERT, entity(w))
+        self.workers = [
+            Worker(JOB, r, n_workers=N, transport=transports.attach(r + 1, 41000 + r), pool_size=POOL,
+                   endpoints=Endpoints(udp_port=41000 + r), timeout=0.2)
+            for r in range(N)
+        ]
 
     def close(self) -> None:
         self.switch.stop()
