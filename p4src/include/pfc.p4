@@ -171,7 +171,8 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
 
     action probe_cycle() {
         meta.pfc.ev_kind = PFC_EVENT_DEADLOCK;
-        meta.pfc.ev_port = (bit<16>)hdr.probe.path[15:0];
+        bit<256> oldest = hdr.probe.path >> ((hdr.probe.hops - 1) * 32);   // the origin's own hop
+        meta.pfc.ev_port = oldest[15:0];
         meta.pfc.ev_classes = (bit<8>)1 << hdr.probe.cls[2:0];
         meta.pfc.ev_hops = hdr.probe.hops;
         meta.pfc.ev_path = hdr.probe.path;

@@ -72,7 +72,7 @@ def test_probe_round_the_ring_reports_the_cycle_and_the_controller_breaks_it(rin
     time.sleep(0.01)              # the deadlock threshold is 5 ms: the next pause frame finds it passed
     ring.pause(0)
     ev = ring.deadlock(ring.rigs[0])
-    assert (ev.switch, ev.switch_id, ev.classes) == ("s1", 1, (LOSSLESS,))
+    assert (ev.switch, ev.switch_id, ev.port, ev.classes) == ("s1", 1, NEXT, (LOSSLESS,))
     assert ev.cycle == (Hop(1, NEXT), Hop(2, NEXT), Hop(3, NEXT))
     s1, s2, s3 = ring.rigs
     assert s1.counter(f"{ING}.dl_probes", 0) == 1 and s1.counter(f"{ING}.dl_probes", 2) == 1
