@@ -118,15 +118,17 @@ class ExternGen:
             field_list = "None"
             if name == "clone_preserving_field_list":
                 field_list = g.x.expr(self.arg(info, 2))
+            elif name == "clone3":
+                field_list = str(self.legacy_field_list(self.arg(info, 2)))
             g.w(f"ctx.clone_requests.append(({ctype}, {session}, {field_list}))")
             return ""
-        if name in ("resubmit_preserving_field_list", "resubmit"):
-            index = g.x.expr(self.arg(info, 0)) if info.args and info.args[0] is not None else "0"
-            g.w(f"ctx.resubmit_field_list = {index}")
+        if name in ("resubmit_preserving_field_list", "recirculate_preserving_field_list"):
+            which = "resubmit" if name.startswith("resubmit") else "recirculate"
+            g.w(f"ctx.{which}_field_list = {g.x.expr(self.arg(info, 0))}")
             return ""
-        if name in ("recirculate_preserving_field_list", "recirculate"):
-            index = g.x.expr(self.arg(info, 0)) if info.args and info.args[0] is not None else "0"
-            g.w(f"ctx.recirculate_field_list = {index}")
+        if name in ("resubmit", "recirculate"):
+            # the deprecated forms take the data to preserve; it becomes a synthetic field list
+            g.w(f"ctx.{name}_field_list = {self.legacy_field_list(self.arg(info, 0))}")
             return ""
         if name == "truncate":
             g.w(f"ctx.truncate_length = {g.x.expr(self.arg(info, 0))}")
@@ -231,6 +233,28 @@ class ExternGen:
         if ext == "value_set":
             raise CodegenError(call, "value sets are used in select cases only")
         raise CodegenError(call, f"{ext}.{name} is not supported by this target")
+
+    def legacy_field_list(self, data: ast.Expression) -> int:
+        """The user-metadata fields named by a deprecated `resubmit(data)`/`recirculate(data)`/`clone3(.., data)`
+        as a field list of their own (ids above the 8-bit range of `@field_list`). Other values (standard metadata,
+        headers) are not preserved, as in BMv2's v1model."""
+        meta_t = self.mod.meta_type()
+        names: list[str] = []
+
+        def visit(e: ast.Expression) -> None:
+            if isinstance(e, (ast.ListExpression,)):
+                for item in e.items:
+                    visit(item)
+            elif isinstance(e, ast.StructExpression):
+                for f in e.fields:
+                    visit(f.value)
+            elif isinstance(e, ast.Name) and self.typed.types.get(e) == meta_t and isinstance(meta_t, StructT):
+                names.extend(f for f, _ in meta_t.fields)
+            elif isinstance(e, ast.Member) and self.typed.types.get(e.expr) == meta_t:
+                names.append(e.member)
+
+        visit(data)
+        return self.mod.synthetic_field_list(names)
 
     def _index_var(self, g: BlockGen, code: str) -> str:
         if code.replace("_", "").replace(".", "").isalnum():

@@ -251,6 +251,19 @@ class ModuleGen:
     def returns_void(self, decl: ast.FunctionDeclaration) -> bool:
         return isinstance(decl.return_type, ast.VoidType)
 
+    def meta_type(self) -> P4Type:
+        return self.param_type(self.pipeline.blocks["ingress"], 1)
+
+    def synthetic_field_list(self, names: list[str]) -> int:
+        """A field list for a deprecated extern's data: the same fields give the same id."""
+        lists = self.pipeline.field_lists
+        for key, value in lists.items():
+            if key >= 1 << 16 and value == names:
+                return key
+        key = (1 << 16) + sum(1 for k in lists if k >= 1 << 16)
+        lists[key] = list(names)
+        return key
+
     def block_fn(self, block: BlockInstance) -> str:
         return f"c_{self.block_index[id(block)]}"
 

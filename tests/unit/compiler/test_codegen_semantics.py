@@ -259,3 +259,19 @@ def test_set_valid_zeroes_an_invalid_header_only() -> None:
         deparser="pkt.emit(h.a); pkt.emit(h.b);",
     ))
     assert h.run(b"\x05").out == b"\x06\x00"  # b's stale 7 is reset by add_header; a stays as written
+
+
+def test_deprecated_resubmit_and_clone3_preserve_the_listed_metadata() -> None:
+    h = build(program(
+        decls="header a_t { bit<8> x; } struct headers_t { a_t a; }",
+        meta="bit<8> keep; bit<8> lost;",
+        parser="state start { pkt.extract(h.a); transition accept; }",
+        ingress="m.keep = 1; m.lost = 2; resubmit({ m.keep }); clone3(CloneType.I2E, 32w3, m);",
+        deparser="pkt.emit(h.a);",
+    ))
+    r = h.run(b"\x01")
+    assert r.ctx.resubmit_field_list is not None
+    assert h.program.save_field_list(r.ctx, r.ctx.resubmit_field_list) == (("keep", 1),)
+    (ctype, session, field_list), = r.ctx.clone_requests
+    assert (ctype, session) == (0, 3)
+    assert h.program.save_field_list(r.ctx, field_list) == (("keep", 1), ("lost", 2))
