@@ -284,12 +284,12 @@ def _run_files(args: argparse.Namespace) -> int:
     )
     result = runner.run()
     if args.pcap is not None:
-        _copy_file_mode_capture(args.pcap, files_dir, ports, runner)
+        _copy_file_mode_capture(args.pcap, files_dir, ports)
     log.info("file mode: in %s, out %s, %s", result.packets_in, result.packets_out, result.counters)
     return 0
 
 
-def _copy_file_mode_capture(directory: str, files_dir: Path, ports: dict[int, str], runner: Any) -> None:
+def _copy_file_mode_capture(directory: str, files_dir: Path, ports: dict[int, str]) -> None:
     from p4switch.switch.ports import PortCapture, read_pcap
 
     capture = PortCapture(directory, ports)
@@ -299,7 +299,7 @@ def _copy_file_mode_capture(directory: str, files_dir: Path, ports: dict[int, st
             if path.exists():
                 for _, frame in read_pcap(path):
                     capture.incoming(port, frame)
-            for frame in runner.outputs().get(port, []):
+            for _, frame in read_pcap(files_dir / f"{name}_out.pcap"):
                 capture.outgoing(port, frame)
     finally:
         capture.close()

@@ -182,22 +182,30 @@ class FileModeRunner:
                     self._run(IngressPacket(port, f))
 
     def run(self) -> FileRunResult:
-        """Open every output file first (so each exists even if empty), process all input, write, close."""
+        """Open every output file first (so each exists even if empty), process all input, writing each batch's
+        output as it completes (memory stays bounded by one batch), close."""
         writers = {port: PcapWriter(self.directory / f"{stem}_out.pcap") for port, stem in self.ports.items()}
-        result = FileRunResult(packets_in={p: 0 for p in self.ports})
+        result = FileRunResult(packets_in={p: 0 for p in self.ports}, packets_out={p: 0 for p in self.ports})
+
+        def write_out() -> None:
+            for port, frames in self._outputs.items():
+                w = writers[port]
+                for f in frames:
+                    w.write(f, timestamp=float(result.packets_out[port]))
+                    result.packets_out[port] += 1
+                frames.clear()
+
         try:
             inputs = self.read_inputs()
             for start in range(0, len(inputs), INPUT_BUFFER):
-                batch = [(port, frame, start + i) for i, (_ts, port, _n, frame) in enumerate(inputs[start : start + INPUT_BUFFER])]
+                chunk = inputs[start : start + INPUT_BUFFER]
+                batch = [(port, frame, start + i) for i, (_ts, port, _n, frame) in enumerate(chunk)]
                 for port, _frame, _id in batch:
                     result.packets_in[port] += 1
                 self.process_batch(batch)
+                write_out()
             self.flush_impairments()
-            for port, frames in self._outputs.items():
-                w = writers[port]
-                for i, f in enumerate(frames):
-                    w.write(f, timestamp=float(i))
-                result.packets_out[port] = len(frames)
+            write_out()
         finally:
             for w in writers.values():
                 w.close()
@@ -205,6 +213,7 @@ class FileModeRunner:
         return result
 
     def outputs(self) -> dict[int, list[bytes]]:
+        """Frames out per port not yet written by `run()` (everything, when driven by `process*` directly)."""
         return self._outputs
 
     def summary(self) -> dict[str, Any]:
