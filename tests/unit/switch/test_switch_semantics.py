@@ -3,6 +3,8 @@ hand-written program that follows the code generator's contract."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from switch_ctlprog import ctl, observe
 from switch_helpers import runner
 
@@ -143,3 +145,19 @@ def test_batch_ingress_runs_ahead_so_recirculated_packets_leave_after_later_ones
               ctl(port=1, payload=b"D")]
     r.process_batch([(0, f, i) for i, f in enumerate(frames)])
     assert [f[-1:] for f in r.outputs()[1]] == [b"A", b"C", b"D", b"B"]
+
+
+def test_file_run_across_input_buffer_batches_keeps_order(tmp_path: Path) -> None:
+    from p4switch.switch.filemode import INPUT_BUFFER
+    from p4switch.switch.ports import PcapWriter, read_pcap
+
+    n = INPUT_BUFFER * 2 + 100
+    w = PcapWriter(tmp_path / "p0_in.pcap")
+    for i in range(n):
+        w.write(ctl(port=1, payload=i.to_bytes(4, "big")), timestamp=float(i))
+    w.close()
+    r = runner(directory=tmp_path)
+    result = r.run()
+    assert result.packets_in[0] == n and result.packets_out[1] == n and result.packets_out[0] == 0
+    got = [int.from_bytes(f[-4:], "big") for _, f in read_pcap(tmp_path / "p1_out.pcap")]
+    assert got == list(range(n))
