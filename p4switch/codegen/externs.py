@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from p4switch.codegen.exprs import CodegenError, mask
-from p4switch.codegen.layout import class_name, is_object, pyname
+from p4switch.codegen.layout import class_name, has_varbit, is_object, pyname, varbit_info
 from p4switch.frontend import ast
 from p4switch.frontend.scope import Var
 from p4switch.frontend.typecheck import CallInfo
@@ -267,8 +267,9 @@ class ExternGen:
     def packet_in(self, g: BlockGen, call: ast.Call, info: CallInfo) -> str:
         name = info.name
         if name == "extract":
-            if len(info.params) != 1:
-                raise CodegenError(call, "extract with a variable size (varbit) is not supported by this target")
+            if len(info.params) == 2:
+                self.extract_varbit(g, self.arg(info, 0), self.arg(info, 1))
+                return ""
             self.extract(g, self.arg(info, 0))
             return ""
         if name == "lookahead":
@@ -292,10 +293,31 @@ class ExternGen:
             return "n"
         raise CodegenError(call, f"packet_in.{name} is not supported")
 
+    def extract_varbit(self, g: BlockGen, target: ast.Expression, size: ast.Expression) -> None:
+        """`extract(hdr, bits)`: HeaderTooShort when `bits` exceeds the varbit's maximum, ParserInvalidArgument
+        when the header would not be a whole number of bytes, PacketTooShort when the packet ends first."""
+        t = self.typed.types[target]
+        if not isinstance(t, HeaderT) or not has_varbit(t):
+            raise CodegenError(target, "extract with a size needs a header with a varbit field")
+        fixed, maximum = varbit_info(t)
+        obj = g.x.expr(target)
+        vb = g.tmp("vb")
+        g.w(f"{vb} = {g.x.expr(size)}")
+        g.w(f"if {vb} > {maximum}:")
+        g.w(f"    raise _PErr({self.mod.error_code('HeaderTooShort')})")
+        g.w(f"if ({fixed} + {vb}) & 7:")
+        g.w(f"    raise _PErr({self.mod.error_code('ParserInvalidArgument')})")
+        g.w(f"if p + (({fixed} + {vb}) >> 3) > n:")
+        g.w(f"    raise _PErr({self.mod.error_code('PacketTooShort')})")
+        g.w(f"x_{class_name(t)}({obj}, d, p, {vb})")
+        g.w(f"p += ({fixed} + {vb}) >> 3")
+
     def extract(self, g: BlockGen, target: ast.Expression) -> None:
         t = self.typed.types[target]
         if not isinstance(t, HeaderT):
             raise CodegenError(target, f"extract needs a header, not {t}")
+        if has_varbit(t):
+            raise CodegenError(target, f"{t} has a varbit field: extract it with a size")
         cname = class_name(t)
         nb = (width_of(t) or 0) // 8
         if isinstance(target, ast.Member) and target.member == "next" and isinstance(

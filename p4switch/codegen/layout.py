@@ -116,23 +116,25 @@ class LayoutBuilder:
     # ------------------------------------------------------------------------------------------------- classes
     def _header_class(self, name: str, t: HeaderT) -> list[str]:
         for fname, ft in t.fields:
-            if isinstance(ft, VarbitT):
-                raise LayoutError(f"{t.name}.{fname}: varbit fields are not supported by this target")
-            if not isinstance(underlying(ft), (BitsT, BoolT)):
+            if not isinstance(underlying(ft), (BitsT, BoolT, VarbitT)):
                 raise LayoutError(f"{t.name}.{fname}: header fields of type {ft} are not supported by this target")
+        if sum(isinstance(ft, VarbitT) for _, ft in t.fields) > 1:
+            raise LayoutError(f"{t.name}: a header may have at most one varbit field")
         fields = [pyname(f) for f, _ in t.fields]
-        slots = ", ".join(repr(f) for f in ["_v", *fields])
+        # a varbit field keeps its current length in bits next to its value
+        state = fields + [f"_vl_{pf}" for (_f, ft), pf in zip(t.fields, fields, strict=False)
+                          if isinstance(ft, VarbitT)]
+        slots = ", ".join(repr(f) for f in ["_v", *state])
         out = [f"class {name}:", f"    __slots__ = ({slots},)", "", "    def __init__(self):",
                "        self._v = False"]
-        for (_f, ft), pf in zip(t.fields, fields, strict=False):
-            out.append(f"        self.{pf} = {default_value(ft)}")
+        out += [f"        self.{s} = 0" for s in state]
         out += ["", "    def copy(self):", f"        o = {name}.__new__({name})", "        o._v = self._v"]
-        out += [f"        o.{pf} = self.{pf}" for pf in fields]
+        out += [f"        o.{s} = self.{s}" for s in state]
         out += ["        return o", "", "    def assign(self, s):", "        self._v = s._v"]
-        out += [f"        self.{pf} = s.{pf}" for pf in fields]
+        out += [f"        self.{s} = s.{s}" for s in state]
         # BMv2's add_header: validating an invalid header resets its fields to zero; a valid one is left alone
         out += ["", "    def set_valid(self):", "        if not self._v:"]
-        out += [f"            self.{pf} = {default_value(ft)}" for (f, ft), pf in zip(t.fields, fields, strict=False)]
+        out += [f"            self.{s} = 0" for s in state]
         out += ["            self._v = True"]
         out += ["", "    def values(self):", "        return (" + "".join(f"self.{pf}, " for pf in fields) + ")"]
         out += ["", "    def set_values(self, vals):"]
@@ -216,6 +218,8 @@ class LayoutBuilder:
 
     # ------------------------------------------------------------------------------------------------- codecs
     def _extract_fn(self, name: str, t: HeaderT) -> list[str]:
+        if has_varbit(t):
+            return self._varbit_codecs(name, t)
         total = width_of(t) or 0
         if total % 8:
             raise LayoutError(f"{t.name}: header width {total} is not a multiple of 8 bits")
@@ -245,6 +249,8 @@ class LayoutBuilder:
         return out
 
     def _emit_fn(self, name: str, t: HeaderT) -> list[str]:
+        if has_varbit(t):
+            return []  # written with the extractor
         total = width_of(t) or 0
         nbytes = total // 8
         fields = [(pyname(f), width_of(ft) or 0, isinstance(underlying(ft), BoolT)) for f, ft in t.fields]
@@ -264,11 +270,42 @@ class LayoutBuilder:
             out.append(f"    return ({' | '.join(parts)}).to_bytes({nbytes}, 'big')")
         return [*out, "", ""]
 
+    def _varbit_codecs(self, name: str, t: HeaderT) -> list[str]:
+        """Extract/emit for a header with a varbit field: its width is the field's current length `vb`."""
+        fixed = sum(width_of(ft) or 0 for _, ft in t.fields if not isinstance(ft, VarbitT))
+        ext = [f"def x_{name}(o, d, p, vb):", f"    s = {fixed} + vb", "    v = _ifb(d[p:p + (s >> 3)], 'big')"]
+        emit = [f"def e_{name}(o):", "    acc = 0"]
+        for f, ft in t.fields:
+            pf = pyname(f)
+            if isinstance(ft, VarbitT):
+                ext += ["    s -= vb", f"    o.{pf} = (v >> s) & ((1 << vb) - 1)", f"    o._vl_{pf} = vb"]
+                emit += [f"    acc = (acc << o._vl_{pf}) | o.{pf}"]
+                length = f"o._vl_{pf}"
+            else:
+                w = width_of(ft) or 0
+                value = f"(v >> s) & {hex((1 << w) - 1)}"
+                ext += [f"    s -= {w}", f"    o.{pf} = " + (f"bool({value})" if isinstance(ft, BoolT) else value)]
+                emit += [f"    acc = (acc << {w}) | {'int(o.' + pf + ')' if isinstance(ft, BoolT) else 'o.' + pf}"]
+        ext += ["    o._v = True", "", ""]
+        emit += [f"    return acc.to_bytes(({fixed} + {length}) >> 3, 'big')", "", ""]
+        return ext + emit
+
     @staticmethod
     def _struct_format(fields: list[tuple[str, int, bool]]) -> str | None:
         if any(w not in _STRUCT_CODES or is_bool for _, w, is_bool in fields):
             return None
         return ">" + "".join(_STRUCT_CODES[w] for _, w, _ in fields)
+
+
+def has_varbit(t: P4Type) -> bool:
+    return isinstance(t, HeaderT) and any(isinstance(ft, VarbitT) for _, ft in t.fields)
+
+
+def varbit_info(t: HeaderT) -> tuple[int, int]:
+    """(fixed width in bits, the varbit field's maximum width) of a header with a varbit field."""
+    fixed = sum(width_of(ft) or 0 for _, ft in t.fields if not isinstance(ft, VarbitT))
+    maximum = next(ft.max_width for _, ft in t.fields if isinstance(ft, VarbitT))
+    return fixed, maximum
 
 
 def scalar_width(t: P4Type) -> int:

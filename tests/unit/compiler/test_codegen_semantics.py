@@ -275,3 +275,19 @@ def test_deprecated_resubmit_and_clone3_preserve_the_listed_metadata() -> None:
     (ctype, session, field_list), = r.ctx.clone_requests
     assert (ctype, session) == (0, 3)
     assert h.program.save_field_list(r.ctx, field_list) == (("keep", 1), ("lost", 2))
+
+
+def test_varbit_extract_emit_and_errors() -> None:
+    decls = "header v_t { bit<4> ver; bit<4> words; varbit<32> opts; } header o_t { bit<8> e; } " \
+            "struct headers_t { v_t v; o_t o; }"
+    h = build(program(
+        decls=decls,
+        parser="state start { pkt.extract(h.v, (bit<32>) (pkt.lookahead<bit<8>>() & 0x0F) * 8); transition accept; }",
+        ingress="h.o.setValid(); if (sm.parser_error == error.HeaderTooShort) { h.o.e = 1; }",
+        deparser="pkt.emit(h.v); pkt.emit(h.o);",
+    ))
+    assert h.run(b"\x42\xaa\xbbPAY").out == b"\x42\xaa\xbb\x00PAY"  # 2 option bytes kept, then o, then payload
+    assert h.run(b"\x40PAY").out == b"\x40\x00PAY"
+    r = h.run(b"\x45" + bytes(8))  # 5 words > varbit<32>
+    assert r.sm.parser_error == 4 and r.out.startswith(b"\x01")
+    assert h.run(b"\x43\xaa").sm.parser_error == 1  # PacketTooShort
