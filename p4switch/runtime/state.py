@@ -678,6 +678,11 @@ class DigestState:
         if ready is not None and self.sink is not None:
             self.sink(ready)
 
+    def awaiting_ack(self) -> list[int]:
+        """List ids sent and not yet acked (nor expired)."""
+        with self._lock:
+            return list(self._in_flight)
+
     def ack(self, list_id: int) -> bool:
         with self._lock:
             item = self._in_flight.get(list_id)

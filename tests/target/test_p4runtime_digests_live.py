@@ -3,6 +3,8 @@ over P4Runtime once a DigestEntry configured it, and a sample is reported again 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from p4.v1 import p4runtime_pb2
 from p4runtime_support import Client, code_name, table_update
@@ -64,6 +66,10 @@ def test_digest_from_the_data_plane_reaches_the_primary() -> None:
         ack = p4runtime_pb2.StreamMessageRequest()
         ack.digest_ack.digest_id, ack.digest_ack.list_id = got.digest_id, got.list_id
         client.send(ack)
+        digest = switch.state.digests[digest_info.preamble.id]
+        deadline = time.monotonic() + 10
+        while got.list_id in digest.awaiting_ack() and time.monotonic() < deadline:  # the ack has no answer
+            time.sleep(0.01)
         switch.inject(2, frame(0x020000000002))  # acked: reported again
         again = client.next("digest", timeout=10).digest
         assert again.list_id > nxt.list_id and again.data[0].struct.members[1].bitstring == b"\x02"
