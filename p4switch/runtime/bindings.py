@@ -13,7 +13,14 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from p4switch.runtime.hashes import Crc, CrcConfig, UnknownHashAlgorithm, default_algorithms, field_bytes
+from p4switch.runtime.hashes import (
+    Crc,
+    CrcConfig,
+    UnknownHashAlgorithm,
+    default_algorithms,
+    field_bytes,
+    field_packer,
+)
 
 _log = logging.getLogger("p4switch.pipeline")
 
@@ -71,6 +78,11 @@ class RuntimeBindings:
                 return lambda _data: self.random(0, (1 << 64) - 1)
             raise UnknownHashAlgorithm(f"unknown hash algorithm {algorithm!r}")
         return fn
+
+    def field_packer(self, widths: tuple[int, ...]) -> Callable[..., bytes]:
+        """`pack(*values) -> bytes`, the same bytes as `hash()` builds from `(value, width)` pairs, with shifts and
+        masks fixed once: generated code can bind one per field list at build time (cheaper per packet)."""
+        return field_packer(tuple(widths))
 
     def configure_crc(self, algorithm: str, config: CrcConfig) -> None:
         """Change a custom CRC's parameters (BMv2's `set_crc16_parameters`/`set_crc32_parameters`)."""

@@ -22,6 +22,7 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from p4switch.exceptions import P4SwitchError
 
@@ -39,6 +40,25 @@ def field_bytes(fields: Iterable[tuple[int, int]]) -> bytes:
         nbits += width
     pad = -nbits % 8
     return (acc << pad).to_bytes((nbits + pad) // 8, "big")
+
+
+def field_packer(widths: tuple[int, ...]) -> Callable[..., bytes]:
+    """A function of the field values that returns `field_bytes(zip(values, widths))`, with the shifts and masks
+    fixed once (generated straight-line code): for code generators whose field lists are known at build time."""
+    nbits = sum(widths)
+    pad = -nbits % 8
+    nbytes = (nbits + pad) // 8
+    terms = []
+    shift = pad
+    for i in reversed(range(len(widths))):
+        terms.append(f"((v{i} & {(1 << widths[i]) - 1}) << {shift})")
+        shift += widths[i]
+    args = ", ".join(f"v{i}" for i in range(len(widths)))
+    body = " | ".join(reversed(terms)) or "0"
+    namespace: dict[str, Any] = {}
+    exec(f"def pack({args}):\n    return ({body}).to_bytes({nbytes}, 'big')\n", namespace)
+    pack: Callable[..., bytes] = namespace["pack"]
+    return pack
 
 
 def _reflect(value: int, nbits: int) -> int:

@@ -78,3 +78,14 @@ def test_hash_csum_conformance_values_match_bmv2() -> None:
             rt.hash_range("crc16", [(src, 32), (ident, 16)], 100, 37),
         )
         assert got == expected
+
+
+def test_field_packer_matches_field_bytes() -> None:
+    from p4switch.runtime.hashes import field_packer
+
+    widths = (4, 4, 8, 16, 16, 3, 13, 8, 8, 32, 32)
+    values = (4, 5, 0, 60, 1234, 2, 100, 64, 17, 0x0A000901, 0x0A000201)
+    pack = RuntimeBindings(None).field_packer(widths)
+    assert pack(*values) == field_bytes(zip(values, widths, strict=True))
+    assert field_packer((4, 8))(0xA, 0xBC) == b"\xab\xc0"
+    assert field_packer((12,))(0x1FFFF) == b"\xff\xf0"  # masked to the width, padded at the end
