@@ -110,11 +110,12 @@ def plot(report: RunReport, out_dir: Path) -> list[Path]:
             ax_time.plot(range(1, len(m.step_seconds) + 1), [s * 1000 for s in m.step_seconds], marker="o",
                          label=m.mode)
         ax_time.set_xlabel("step")
+        ax_time.xaxis.get_major_locator().set_params(integer=True)
         ax_time.set_ylabel("time (ms)")
         ax_time.set_title(f"all-reduce of {report.size:,} floats, {len(report.workers)} workers")
         ax_time.legend()
-        ax_good.bar([m.mode for m in report.modes], [m.goodput_gbps for m in report.modes], color="tab:green")
-        ax_good.set_ylabel("goodput (Gbit/s, median step)")
+        ax_good.bar([m.mode for m in report.modes], [m.goodput_gbps * 1000 for m in report.modes], color="tab:green")
+        ax_good.set_ylabel("goodput (Mbit/s, median step)")
         fig.tight_layout()
         path = out_dir / "steps.png"
         fig.savefig(path, dpi=110)
