@@ -1,8 +1,8 @@
 """The `p4ina` command: one entry point whose subcommands are contributed by the layer packages.
 
 Each layer exposes `register(subparsers)` in its own `cli` module, so the layers stay independent and this file
-only lists them. A layer whose module is not importable (for example an optional dependency is missing) is
-reported in `--help` rather than breaking the whole command.
+only lists them. A layer that fails to load (a missing optional dependency, a bug) is named with its error at the
+end of `--help`, and every other layer's commands keep working.
 """
 
 from __future__ import annotations
@@ -35,12 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     for module_name in SUBCOMMAND_MODULES:
         try:
             module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and module_name.startswith(exc.name):
-                continue  # that layer does not exist in this checkout yet
-            unavailable.append(f"{module_name} ({exc})")
-            continue
-        module.register(subparsers)
+            module.register(subparsers)
+        except Exception as exc:  # one broken layer must not take the other layers' commands down with it
+            unavailable.append(f"{module_name} ({type(exc).__name__}: {exc})")
     if unavailable:
         parser.epilog = "unavailable: " + "; ".join(unavailable)
     return parser
