@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import re
 import socket
 import sys
 import time
@@ -254,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=int, default=0, help="the job's scale exponent (backend tunnel)")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
+    if args.backend == "tunnel" and not re.fullmatch(r"[^:\s]+:\d+", args.tunnel):
+        print("error: --backend tunnel needs --tunnel HOST:PORT (the switch's frame tunnel)", file=sys.stderr)
+        return 2
     try:
         import sklearn  # noqa: F401
         import torch  # noqa: F401

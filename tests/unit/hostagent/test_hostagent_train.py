@@ -58,3 +58,8 @@ def test_unknown_backend_is_a_clear_error(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         main(["--backend", "carrier-pigeon"])
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_tunnel_backend_needs_an_address(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--backend", "tunnel"]) == 2
+    assert "--tunnel HOST:PORT" in capsys.readouterr().err
