@@ -39,6 +39,7 @@ class ModeSummary:
     retransmissions: int
     checksum_failures: int
     workers_failed: int
+    max_abs_error: float = 0.0  # largest |result - reference| over workers and steps (quantized formats)
 
 
 @dataclass
@@ -86,6 +87,7 @@ def summarise(mode: str, results: Sequence[WorkerResult], size: int, count: int)
         retransmissions=int(sum(r.stats.get("retransmissions", 0) for r in ok)),
         checksum_failures=int(sum(r.stats.get("checksum_failures", 0) for r in ok)),
         workers_failed=len(results) - len(ok),
+        max_abs_error=max((r.max_abs_error for r in ok), default=0.0),
     )
 
 
@@ -152,11 +154,11 @@ def print_summary(report: RunReport) -> None:
     table = Table(title=f"p4ina run: {report.topology} on {report.target}, {len(report.workers)} workers, "
                         f"{report.size:,} floats x {report.count}")
     for column, justify in (("mode", "left"), ("median step", "right"), ("goodput", "right"), ("retx", "right"),
-                            ("csum fail", "right"), ("exact", "center")):
+                            ("csum fail", "right"), ("max error", "right"), ("exact", "center")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for m in report.modes:
         table.add_row(m.mode, f"{m.median_seconds * 1000:.1f} ms", f"{m.goodput_gbps * 1000:.1f} Mbit/s",
-                      str(m.retransmissions), str(m.checksum_failures),
+                      str(m.retransmissions), str(m.checksum_failures), f"{m.max_abs_error:g}",
                       "[green]yes[/green]" if m.exact else "[red]NO[/red]")
     console.print(table)
     innet, ring = report.mode("in-network"), report.mode("ring")
