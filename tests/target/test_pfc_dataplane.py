@@ -157,12 +157,12 @@ def slow_rig() -> Iterator[Rig]:
 
 
 def _fill_and_drain(rig: Rig, n: int) -> list[tuple[int, bytes, float]]:
-    """n lossless-class packets wait in OUT_PORT's paused queue, then drain at 20 packets/s; returns the output.
+    """n lossless-class packets wait in OUT_PORT's paused queue, then drain at 10 packets/s; returns the output.
 
-    Departure times are fixed at enqueue (50 ms apart), so once the queue is full and released, each packet leaves
+    Departure times are fixed at enqueue (100 ms apart), so once the queue is full and released, each packet leaves
     alone and any PFC frame its departure causes leaves before the next one."""
     sw = rig.switch
-    sw.set_queue_rate(OUT_PORT, 20, LOSSLESS)
+    sw.set_queue_rate(OUT_PORT, 10, LOSSLESS)
     sw.pause_queue(OUT_PORT, LOSSLESS, 30.0)
     for i in range(n):
         sw.inject(IN_PORT, data_frame(LOSSLESS, i))
