@@ -352,3 +352,34 @@ def test_hold_by_recirculation_when_the_mac_ignores_pause() -> None:
 
 def test_quantum_fixed_point() -> None:
     assert quantum_x65536(10e9) == 3355 and quantum_x65536(1e6) == 512 * 65536
+
+
+def test_forward_action_stops_holding_in_hold_mode() -> None:
+    """SONiC's forward action ignores the storming pause: with the program holding (BMv2 mode), a stormed queue's
+    packets go out at once instead of recirculating."""
+    rig = Rig(honor_pfc=False)
+    try:
+        rig.configure(SwitchPfc(switch_id=1, ports=(PortPfc(OUT_PORT, link_bps=1e9, detect_ms=20, action="forward",
+                                                            deadlock_ms=0, hold_limit=50),)))
+        idx = OUT_PORT * 8 + LOSSLESS
+        rig.switch.inject(OUT_PORT, pfc_frame({LOSSLESS: 0xFFFF}))
+        rig.switch.inject(IN_PORT, data_frame(LOSSLESS, 1))
+        assert rig.switch.wait_idle(10)
+        assert rig.frames() == [] and rig.counter(f"{ING}.pfc.pfc_held", idx) == 50, "paused, not yet a storm: held"
+        storm: list[PfcEvent] = []
+        deadline = time.monotonic() + 10
+        while not storm:
+            assert time.monotonic() < deadline, "no storm reported"
+            rig.switch.inject(OUT_PORT, pfc_frame({LOSSLESS: 0xFFFF}))
+            try:
+                storm = decode_digest("s1", rig.client.digests.get(timeout=0.005))
+            except queue.Empty:
+                pass
+        rig.switch.inject(OUT_PORT, pfc_frame({LOSSLESS: 0xFFFF}))
+        sent = data_frame(LOSSLESS, 2)
+        rig.switch.inject(IN_PORT, sent)
+        assert rig.switch.wait_idle(10)
+        assert [(p, f) for p, f, _ in rig.frames()] == [(OUT_PORT, sent)]
+        assert rig.counter(f"{ING}.pfc.pfc_held", idx) == 50
+    finally:
+        rig.close()
