@@ -100,7 +100,16 @@ class Fabric:
 
     def push_pipeline(self, p4info: p4info_pb2.P4Info, device_config: bytes,
                       switches: Iterable[str] | None = None) -> FanOut[None]:
-        return self.run(lambda c: c.set_pipeline(p4info, device_config), switches)
+        # Pure-Python protobuf messages are not safe to read from several threads at once (a read may fill in
+        # lazily created fields while another thread copies): serialise once, give each switch its own copy.
+        blob = p4info.SerializeToString()
+
+        def push(client: SwitchClient) -> None:
+            own = p4info_pb2.P4Info()
+            own.ParseFromString(blob)
+            client.set_pipeline(own, device_config)
+
+        return self.run(push, switches)
 
     def close(self) -> None:
         for c in list(self.clients.values()):
