@@ -203,12 +203,16 @@ class PfcClient(Protocol):
 
 @dataclass
 class Breaker:
-    """A deadlock broken by dropping on one queue; removed at `until` (monotonic)."""
+    """A deadlock broken on one queue of the cycle (`hop`'s port on `hop`'s switch); removed at `until`
+    (monotonic). `kind` "release": the switch behind that port (`switch`) sends Xon out of `port` so the queue
+    drains into it, dropping what it cannot hold; "drop": the queue's own switch drops what leaves it."""
 
     switch: str
     hop: Hop
     cls: int
     until: float
+    kind: str = "drop"
+    port: int = 0
 
 
 class PfcManager:
@@ -219,8 +223,10 @@ class PfcManager:
     every action taken ("break", "unbreak")."""
 
     def __init__(self, clients: Mapping[str, PfcClient], *, break_ms: float = 200.0,
-                 on_event: Callable[[str, Any], None] | None = None) -> None:
+                 on_event: Callable[[str, Any], None] | None = None,
+                 links: Mapping[tuple[str, int], tuple[str, int]] | None = None) -> None:
         self.clients = dict(clients)
+        self.links = dict(links or {})  # (switch, port) -> (neighbour, its port): enables the "release" breaker
         self.break_ms = break_ms
         self.on_event = on_event
         self.switch_ids: dict[str, int] = {}
@@ -259,8 +265,11 @@ class PfcManager:
             self.break_deadlock(ev)
 
     def break_deadlock(self, ev: PfcEvent) -> Breaker | None:
-        """Drop on one queue of the cycle: the hop of the switch with the lowest id (every switch reporting the same
-        cycle picks the same queue), for the cycle's class."""
+        """Break the cycle on one queue: the hop of the switch with the lowest id (every switch reporting the same
+        cycle picks the same queue), for the cycle's class. With the link behind that hop known (`links`), its
+        downstream switch releases it (`pfc_release`: Xon, drops what it cannot take), which works whatever holds
+        the pause (a port MAC or the program); otherwise the queue's switch drops what leaves the queue
+        (`pfc_queue_drop`), which drains it once the pause lapses."""
         by_id = {sid: name for name, sid in self.switch_ids.items()}
         hops = [h for h in ev.cycle if h.switch_id in by_id]
         if not hops:
@@ -271,15 +280,19 @@ class PfcManager:
         cls = ev.classes[0]
         key = (switch, hop.port, cls)
         until = time.monotonic() + self.break_ms / 1000
+        behind = self.links.get((switch, hop.port))
         with self._lock:
             existing = self.breakers.get(key)
             if existing is not None:
                 existing.until = until
                 return existing
-            breaker = Breaker(switch, hop, cls, until)
+            if behind is not None:
+                breaker = Breaker(behind[0], hop, cls, until, "release", behind[1])
+            else:
+                breaker = Breaker(switch, hop, cls, until, "drop", hop.port)
             self.breakers[key] = breaker
-        client = self._client(switch)
-        client.write([_update("INSERT", queue_drop_entry(client.p4, hop.port, cls))])
+        client = self._client(breaker.switch)
+        client.write([_update("INSERT", _breaker_entry(client.p4, breaker))])
         self._notify("break", breaker)
         return breaker
 
@@ -287,14 +300,14 @@ class PfcManager:
         """Remove the breakers whose time is up (the queue drained; pause works again)."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            done = [b for b in self.breakers.values() if b.until <= now]
-            for b in done:
-                del self.breakers[(b.switch, b.hop.port, b.cls)]
-        for b in done:
+            done = [(k, b) for k, b in self.breakers.items() if b.until <= now]
+            for k, _ in done:
+                del self.breakers[k]
+        for _, b in done:
             client = self._client(b.switch)
-            client.write([_update("DELETE", queue_drop_entry(client.p4, b.hop.port, b.cls))])
+            client.write([_update("DELETE", _breaker_entry(client.p4, b))])
             self._notify("unbreak", b)
-        return done
+        return [b for _, b in done]
 
     def run_timer(self, stop: threading.Event, period_s: float = 0.05) -> threading.Thread:
         """A daemon thread that calls tick() every `period_s` until `stop` is set."""
@@ -318,6 +331,17 @@ class PfcManager:
     def _notify(self, kind: str, what: Any) -> None:
         if self.on_event is not None:
             self.on_event(kind, what)
+
+
+def release_entry(helper: P4InfoHelper, port: int, cls: int) -> p4runtime_pb2.TableEntry:
+    """The release breaker's entry: traffic of `cls` makes the switch send Xon for `cls` out of `port`."""
+    return helper.table_entry(f"{ING}.pfc_release", {"meta.pfc.cls": cls}, f"{ING}.release", {"port": port})
+
+
+def _breaker_entry(helper: P4InfoHelper, b: Breaker) -> p4runtime_pb2.TableEntry:
+    if b.kind == "release":
+        return release_entry(helper, b.port, b.cls)
+    return queue_drop_entry(helper, b.hop.port, b.cls)
 
 
 def _drop_args(port: int, cls: int) -> tuple[str, dict[str, int], str]:

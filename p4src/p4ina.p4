@@ -51,7 +51,7 @@ control P4inaEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
     PfcEgress() pfc_gen;
 
     apply {
-        if (meta.pfc.hold == 0 && standard_metadata.instance_type != 2) {
+        if (meta.pfc.hold == 0 && standard_metadata.instance_type != 1 && standard_metadata.instance_type != 2) {
             agg_rewrite.apply(hdr, meta, standard_metadata);
         }
         pfc_gen.apply(hdr, meta, standard_metadata);                // Xoff/Xon generation, held packets

@@ -85,6 +85,7 @@ const bit<8> PFC_EVENT_DEADLOCK = 3;
 const bit<2> PFC_GEN_NONE = 0;                   // pfc_meta_t.gen
 const bit<2> PFC_GEN_XOFF = 1;
 const bit<2> PFC_GEN_XON = 2;
+const bit<2> PFC_GEN_PROBE = 3;
 const bit<8> FL_PFC_GEN = 1;                     // @field_list of the E2E clone that becomes a PFC frame
 const bit<8> FL_PFC_HOLD = 2;                    // @field_list of a packet held by recirculation (BMv2 pause)
 

@@ -195,6 +195,7 @@ struct metadata_t {
     @field_list(1) bit<2> pfc_gen;              // PFC_GEN_*: what the clone becomes
     @field_list(1) bit<3> pfc_gen_cls;
     @field_list(1) bit<16> pfc_gen_quanta;
+    @field_list(1) bit<16> pfc_gen_origin;      // a probe's origin (this switch's id)
     @field_list(2) bit<1> pfc_held;             // a held packet coming back: send it out of hold_port at hold_cls
     @field_list(2) port_t pfc_hold_port;
     @field_list(2) bit<3> pfc_hold_cls;

@@ -24,6 +24,7 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
     register<bit<1>>(PFC_ROWS) pfcwd_storm;         // 1 while the watchdog holds the queue in storm state
     register<bit<48>>(PFC_ROWS) pfc_last_probe;
     register<bit<16>>(PFC_CLASSES) pfc_paused_port; // per class: 1 + the port paused last (0: none)
+    register<bit<48>>(PFC_ROWS) pfc_last_release;   // last Xon forced by a pfc_release entry
 
     counter(PFC_ROWS, CounterType.packets) pfc_rx_class;    // frames with the class enabled (Xoff and Xon)
     counter(NUM_PORTS, CounterType.packets) pfc_malformed;  // MAC control frames that are not valid 802.1Qbb
@@ -185,6 +186,36 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         dl_probes.count(4);
     }
 
+    // The controller's deadlock breaker on the switch downstream of the chosen queue: traffic of the class makes
+    // this switch send Xon out of `port` (at most once per probe interval), so the upstream queue drains into
+    // this switch, which drops what it cannot hold.
+    action release(port_t port) {
+        bit<32> idx = (bit<32>)port * PFC_CLASSES + (bit<32>)meta.pfc.cls;
+        bit<48> now = standard_metadata.ingress_global_timestamp;
+        bit<48> last;
+        pfc_last_release.read(last, idx);
+        if (now - last >= (bit<48>)meta.pfc.probe_interval_us) {
+            last = now;
+            meta.pfc_gen = PFC_GEN_XON;
+            meta.pfc_gen_cls = meta.pfc.cls;
+            meta.pfc_gen_quanta = 0;
+            meta.pfc.gen_port = port;
+        }
+        pfc_last_release.write(idx, last);
+    }
+
+    table pfc_release {
+        key = {
+            meta.pfc.cls : exact;
+        }
+        actions = {
+            release;
+            @defaultonly NoAction;
+        }
+        const default_action = NoAction();
+        size = PFC_CLASSES;
+    }
+
     // A unicast packet for (egress port, class): restoration check, watchdog action, hold while paused.
     action guard() {
         port_t port = standard_metadata.egress_spec;
@@ -193,9 +224,25 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         bit<1> storm;
         bit<48> last_pause;
         bit<48> until;
+        bit<48> since;
+        bit<48> last_probe;
         pfcwd_storm.read(storm, idx);
         pfc_last_pause.read(last_pause, idx);
         pfc_paused_until.read(until, idx);
+        pfc_pause_since.read(since, idx);
+        pfc_last_probe.read(last_probe, idx);
+        // A queue paused past the deadlock threshold that still gets traffic: probe from here (a clone of this
+        // packet becomes the probe in egress), as the pause frames that started it may have stopped.
+        if (until > now && meta.pfc.deadlock_us != 0 && now - since >= (bit<48>)meta.pfc.deadlock_us
+                && now - last_probe >= (bit<48>)meta.pfc.probe_interval_us) {
+            last_probe = now;
+            meta.pfc_gen = PFC_GEN_PROBE;
+            meta.pfc_gen_cls = meta.pfc.cls;
+            meta.pfc_gen_origin = meta.pfc.switch_id;
+            meta.pfc.gen_port = port;
+            dl_probes.count(0);
+        }
+        pfc_last_probe.write(idx, last_probe);
         if (storm == 1 && now - last_pause >= (bit<48>)meta.pfc.restore_us) {
             storm = 0;
             pfcwd_restores.count(idx);
@@ -275,6 +322,12 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
             meta.pfc.cfg_port = standard_metadata.egress_spec;
             pfc_port.apply();
             guard();
+            if (meta.pfc_gen == PFC_GEN_NONE) {
+                pfc_release.apply();
+            }
+            if (meta.pfc_gen != PFC_GEN_NONE) {
+                clone_preserving_field_list(CloneType.I2E, PFC_SESSION_BASE + (bit<32>)meta.pfc.gen_port, FL_PFC_GEN);
+            }
         }
 
         if (meta.pfc.ev_kind != 0) {
@@ -380,6 +433,26 @@ control PfcEgress(inout headers_t hdr, inout metadata_t meta, inout standard_met
         size = NUM_PORTS;
     }
 
+    // An I2E clone becomes a deadlock probe leaving by the paused port (see PfcIngress.guard).
+    action build_probe() {
+        hdr.ethernet.dst_addr = 0xffffffffffff;
+        hdr.ethernet.ether_type = ETHERTYPE_PFC_PROBE;
+        hdr.probe.setValid();
+        hdr.probe.origin = meta.pfc_gen_origin;
+        hdr.probe.cls = (bit<8>)meta.pfc_gen_cls;
+        hdr.probe.hops = 1;
+        hdr.probe.path = (bit<256>)(meta.pfc_gen_origin ++ (bit<7>)0 ++ standard_metadata.egress_port);
+        hdr.pfc.setInvalid();
+        hdr.pfc_pad.setInvalid();
+        hdr.ipv4.setInvalid();
+        hdr.udp.setInvalid();
+        hdr.tcp.setInvalid();
+        hdr.agg.setInvalid();
+        hdr.vals32.setInvalid();
+        hdr.vals16.setInvalid();
+        hdr.vals8.setInvalid();
+    }
+
     // The E2E clone becomes the PFC frame: only Ethernet + PFC + padding are emitted.
     action build_pfc() {
         hdr.ethernet.dst_addr = PFC_DEST_MAC;
@@ -409,7 +482,11 @@ control PfcEgress(inout headers_t hdr, inout metadata_t meta, inout standard_met
     }
 
     apply {
-        if (standard_metadata.instance_type == 2 && meta.pfc_gen != PFC_GEN_NONE) {
+        if ((standard_metadata.instance_type == 1 || standard_metadata.instance_type == 2)
+                && meta.pfc_gen == PFC_GEN_PROBE) {
+            build_probe();
+        } else if ((standard_metadata.instance_type == 1 || standard_metadata.instance_type == 2)
+                   && meta.pfc_gen != PFC_GEN_NONE) {
             build_pfc();
             bit<16> q = meta.pfc_gen_quanta;
             bit<3> c = meta.pfc_gen_cls;
@@ -431,6 +508,7 @@ control PfcEgress(inout headers_t hdr, inout metadata_t meta, inout standard_met
         } else if (meta.pfc.hold == 1) {
             recirculate_preserving_field_list(FL_PFC_HOLD);
         } else if (!hdr.pfc.isValid() && !hdr.probe.isValid()) {
+            meta.pfc_gen = PFC_GEN_NONE;        // what ingress generated went with its clone
             if (!pfc_queue_drop.apply().hit) {
                 pfc_thresholds.apply();
             }
