@@ -23,6 +23,25 @@ from p4switch.exceptions import DeviceConfigError, P4SwitchError, SwitchStartErr
 
 log = logging.getLogger("p4switch.switch")
 
+# Control-plane protection defaults: well above what a controller of this project consumes, well below a flood.
+DEFAULT_PACKET_IN_RATE = 10000.0
+DEFAULT_PACKET_IN_BURST = 1000
+DEFAULT_DIGEST_RATE = 1000.0
+DEFAULT_DIGEST_BURST = 100
+
+
+def _rate(text: str) -> float | None:
+    """`--cpu-rate`/`--digest-rate`: a non-negative number per second, or `off`."""
+    if text.strip().lower() == "off":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate (a number per second, or off)") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate (a number per second >= 0, or off)")
+    return value
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -39,8 +58,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--grpc-server-ssl", action="store_true", help="serve P4Runtime over TLS")
     p.add_argument("--grpc-server-cert", metavar="PEM", help="server certificate (with --grpc-server-ssl)")
     p.add_argument("--grpc-server-key", metavar="PEM", help="server private key (with --grpc-server-ssl)")
-    p.add_argument("--grpc-server-cacert", metavar="PEM", help="CA that signs client certificates")
+    p.add_argument("--grpc-server-cacert", "--grpc-client-ca", dest="grpc_server_cacert", metavar="PEM",
+                   help="CA that signs client certificates (BMv2's spelling: --grpc-server-cacert)")
     p.add_argument("--grpc-server-with-client-auth", action="store_true", help="require client certificates")
+    p.add_argument("--cpu-rate", type=_rate, default=DEFAULT_PACKET_IN_RATE, metavar="PPS|off",
+                   help=f"police packet-ins to the controller at PPS (default {DEFAULT_PACKET_IN_RATE:g}; off: no cap)")
+    p.add_argument("--cpu-burst", type=int, default=DEFAULT_PACKET_IN_BURST, metavar="N",
+                   help=f"packet-in policer burst (default {DEFAULT_PACKET_IN_BURST})")
+    p.add_argument("--digest-rate", type=_rate, default=DEFAULT_DIGEST_RATE, metavar="LISTS|off",
+                   help=f"police digest lists to the controller, per second (default {DEFAULT_DIGEST_RATE:g})")
+    p.add_argument("--digest-burst", type=int, default=DEFAULT_DIGEST_BURST, metavar="N",
+                   help=f"digest policer burst (default {DEFAULT_DIGEST_BURST})")
     p.add_argument("--no-p4", action="store_true", help="start without a pipeline (push one over P4Runtime)")
     p.add_argument(
         "-i", "--interface", action="append", default=[], metavar="N@NAME",
@@ -102,7 +130,7 @@ def _merge_target_options(args: argparse.Namespace) -> None:
     target.add_argument("--grpc-server-ssl", action="store_true")
     target.add_argument("--grpc-server-cert")
     target.add_argument("--grpc-server-key")
-    target.add_argument("--grpc-server-cacert")
+    target.add_argument("--grpc-server-cacert", "--grpc-client-ca", dest="grpc_server_cacert")
     target.add_argument("--grpc-server-with-client-auth", action="store_true")
     try:
         opts, unknown = target.parse_known_args(rest)
@@ -346,7 +374,8 @@ def _run_live(args: argparse.Namespace) -> int:
         if args.pcap is not None:
             switch.enable_capture(args.pcap)
         if args.grpc_server_addr:
-            server = _start_server(switch, args.grpc_server_addr, args.device_id, _tls_options(args))
+            server = _start_server(switch, args.grpc_server_addr, args.device_id, _tls_options(args),
+                                   _policers(args))
         elif args.grpc_server_ssl:
             raise SwitchStartError("--grpc-server-ssl needs --grpc-server-addr")
 
@@ -375,7 +404,17 @@ def _run_live(args: argparse.Namespace) -> int:
     return 0
 
 
-def _start_server(switch: Any, address: str, device_id: int, tls: Any = None) -> Any:
+def _policers(args: argparse.Namespace) -> dict[str, Any]:
+    from p4switch.server.policer import PolicerConfig
+
+    return {
+        "packet_in_policer": PolicerConfig(args.cpu_rate, args.cpu_burst).validate(),
+        "digest_policer": PolicerConfig(args.digest_rate, args.digest_burst).validate(),
+    }
+
+
+def _start_server(switch: Any, address: str, device_id: int, tls: Any = None,
+                  policers: dict[str, Any] | None = None) -> Any:
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise SwitchStartError(f"bad --grpc-server-addr {address!r}: expected HOST:PORT")
@@ -386,7 +425,7 @@ def _start_server(switch: Any, address: str, device_id: int, tls: Any = None) ->
     except ImportError as exc:
         raise SwitchStartError(f"the P4Runtime server is not available: {exc}") from None
     try:
-        server = P4RuntimeServer(switch, address=address, device_id=device_id, tls=tls)
+        server = P4RuntimeServer(switch, address=address, device_id=device_id, tls=tls, **(policers or {}))
         server.start()
     except P4SwitchError:
         raise

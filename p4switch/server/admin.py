@@ -4,7 +4,9 @@ and returns one; a bad argument is INVALID_ARGUMENT, an operation the device lac
 
 Methods (`/p4ina.Admin/<name>`): set_queue_rate {port, rate_pps, priority?}, set_queue_depth {port, depth,
 priority?}, set_impairment {port, direction, loss?, dup?, reorder?, delay_ms?, jitter_ms?, seed?}, read_register {register,
-index?} -> {cells}, write_register {register, index?, value}, stats {} -> {server: {...}, device: {...}}.
+index?} -> {cells}, write_register {register, index?, value}, stats {} -> {server: {...}, device: {...}},
+set_policer {policer: "packet_in"|"digest", rate: per second or null (off), burst}, policers {} ->
+{name: {rate, burst, passed, dropped}}.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import grpc
 
 from p4switch.exceptions import P4SwitchError
 from p4switch.server.device import Device
+from p4switch.server.policer import PolicerConfig, TokenBucket
 
 SERVICE = "p4ina.Admin"
 JsonHandler = Callable[[dict[str, Any]], dict[str, Any]]
@@ -55,9 +58,11 @@ def _int(args: dict[str, Any], name: str, default: int | None = None) -> int:
 
 
 class AdminService:
-    def __init__(self, device: Device, server_stats: Callable[[], dict[str, Any]]) -> None:
+    def __init__(self, device: Device, server_stats: Callable[[], dict[str, Any]], *,
+                 policers: dict[str, TokenBucket] | None = None) -> None:
         self.device = device
         self.server_stats = server_stats
+        self.policers = policers if policers is not None else {}
 
     def handlers(self) -> dict[str, JsonHandler]:
         return {
@@ -67,6 +72,8 @@ class AdminService:
             "read_register": self.read_register,
             "write_register": self.write_register,
             "stats": self.stats,
+            "set_policer": self.set_policer,
+            "policers": self.read_policers,
         }
 
     def _device_op(self, name: str) -> Callable[..., Any]:
@@ -128,6 +135,18 @@ class AdminService:
                 raise AdminError(f"index {i} out of range (size {reg.size})")
             reg.cells[i] = value
         return {}
+
+    def set_policer(self, args: dict[str, Any]) -> dict[str, Any]:
+        name = args.get("policer")
+        bucket = self.policers.get(name) if isinstance(name, str) else None
+        if bucket is None:
+            raise AdminError(f"unknown policer {name!r} (have: {', '.join(sorted(self.policers)) or 'none'})")
+        rate = None if args.get("rate") is None else _number(args, "rate")
+        bucket.configure(PolicerConfig(rate, _int(args, "burst", bucket.config.burst)))
+        return bucket.snapshot()
+
+    def read_policers(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {name: bucket.snapshot() for name, bucket in self.policers.items()}
 
     def stats(self, args: dict[str, Any]) -> dict[str, Any]:
         device_stats = getattr(self.device, "stats", None)

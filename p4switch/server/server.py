@@ -16,6 +16,7 @@ from p4switch.exceptions import SwitchStartError
 from p4switch.server.admin import AdminService, generic_handler
 from p4switch.server.arbitration import MAX_STREAMS
 from p4switch.server.device import Device
+from p4switch.server.policer import PolicerConfig
 from p4switch.server.service import P4RuntimeService
 
 DEFAULT_ADDRESS = "0.0.0.0:9559"
@@ -42,14 +43,17 @@ class P4RuntimeServer:
     """Serve `device` over P4Runtime at `address` (`host:port`; port 0 picks a free port, see `.port`)."""
 
     def __init__(self, device: Device, *, address: str = DEFAULT_ADDRESS, device_id: int = 0,
-                 tls: TlsOptions | None = None, max_workers: int = MAX_STREAMS + 16) -> None:
-        # every open StreamChannel holds a worker thread: room for PI's 16 streams plus unary calls
+                 tls: TlsOptions | None = None, max_workers: int = MAX_STREAMS + 16,
+                 packet_in_policer: PolicerConfig | None = None, digest_policer: PolicerConfig | None = None) -> None:
+        # every open StreamChannel holds a worker thread: room for PI's 16 streams plus unary calls.
+        # The policers cap packet-ins and digest lists to the controller (None: no cap; see policer.py).
         self.device = device
         self.address = address
         self.device_id = device_id
         self.tls = tls
-        self.service = P4RuntimeService(device, device_id)
-        self.admin = AdminService(device, self.stats)
+        self.service = P4RuntimeService(device, device_id, packet_in_policer=packet_in_policer,
+                                        digest_policer=digest_policer)
+        self.admin = AdminService(device, self.stats, policers=self.service.policers)
         self._max_workers = max_workers
         self._server: grpc.Server | None = None
         self.port = 0
@@ -95,6 +99,7 @@ class P4RuntimeServer:
             "primary_election_id": primary.election_id if primary is not None else None,
             "pipeline": self.service.config is not None,
             **self.service.counters,
+            "policers": {name: bucket.snapshot() for name, bucket in self.service.policers.items()},
         }
 
     def __enter__(self) -> P4RuntimeServer:

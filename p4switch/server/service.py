@@ -26,6 +26,7 @@ from p4switch.server.arbitration import CLOSE, Arbitrator, Stream
 from p4switch.server.device import Device
 from p4switch.server.errors import RpcError
 from p4switch.server.packetio import ControllerHeader
+from p4switch.server.policer import PolicerConfig, TokenBucket
 
 _log = logging.getLogger("p4switch.server")
 
@@ -33,6 +34,7 @@ _GRPC_CODES = {c.value[0]: c for c in grpc.StatusCode}
 _READ_CHUNK = 1000
 _DIGEST_POLL_S = 0.002
 _IDLE_EVERY = 50  # housekeeping ticks between idle timeout sweeps (100 ms)
+MAX_BACKLOG = 4096  # stream messages queued for a client that reads too slowly; more packet-ins/digests are dropped
 
 SetAction = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GetType = p4runtime_pb2.GetForwardingPipelineConfigRequest
@@ -59,7 +61,8 @@ def _fail(context: grpc.ServicerContext, code: int, message: str, details: list[
 
 
 class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
-    def __init__(self, device: Device, device_id: int = 0) -> None:
+    def __init__(self, device: Device, device_id: int = 0, *, packet_in_policer: PolicerConfig | None = None,
+                 digest_policer: PolicerConfig | None = None) -> None:
         self.device = device
         self.device_id = device_id
         self.arbitrator = Arbitrator(device_id)
@@ -73,7 +76,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
         self.counters = {"packet_in": 0, "packet_in_dropped": 0, "packet_out": 0, "digest_lists": 0,
-                         "idle_notifications": 0}
+                         "idle_notifications": 0, "packet_in_policed": 0, "digest_lists_policed": 0,
+                         "digest_lists_dropped": 0, "stream_backlog_dropped": 0}
+        self.policers = {"packet_in": TokenBucket(packet_in_policer), "digest": TokenBucket(digest_policer)}
         device.packet_in_sink = self._on_packet_in
         if device.state is not None:  # a switch started with a pipeline (`p4ina switch prog.json`)
             self.config = pipeline.from_state(device.state)
@@ -326,6 +331,12 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         if primary is None:
             self.counters["packet_in_dropped"] += 1
             return
+        if not self.policers["packet_in"].allow():
+            self.counters["packet_in_policed"] += 1
+            return
+        if primary.outbox.qsize() >= MAX_BACKLOG:
+            self.counters["stream_backlog_dropped"] += 1
+            return
         msg = p4runtime_pb2.StreamMessageResponse()
         header = self._packet_in
         if header is not None:
@@ -340,6 +351,13 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def _on_digest(self, digest_list: DigestList) -> None:
         primary = self._primary_stream()
         if primary is None:
+            self.counters["digest_lists_dropped"] += 1
+            return
+        if not self.policers["digest"].allow():
+            self.counters["digest_lists_policed"] += 1
+            return
+        if primary.outbox.qsize() >= MAX_BACKLOG:
+            self.counters["stream_backlog_dropped"] += 1
             return
         msg = p4runtime_pb2.StreamMessageResponse()
         dl = msg.digest
