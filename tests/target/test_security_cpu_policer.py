@@ -1,0 +1,140 @@
+"""Control-plane protection end to end: a host floods frames that the P4 program punts to the CPU port; the server's
+packet-in policer passes no more than its burst plus its rate, counts every drop (read through the admin service),
+and the controller (the project's P4Runtime client) keeps writing and reading within its timeout meanwhile."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+
+from controller.client import StreamEvent, SwitchClient, entity, update
+from controller.p4info import P4InfoHelper
+from p4switch.server import P4RuntimeServer, admin
+from p4switch.server.policer import PolicerConfig
+
+compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
+core = pytest.importorskip("p4switch.switch.core")
+
+CPU_PORT = 255
+RATE, BURST = 200.0, 20
+FLOOD_S = 2.0
+
+PUNT_ALL_P4 = r"""
+#include <core.p4>
+#include <v1model.p4>
+#define CPU_PORT 255
+@controller_header("packet_in")
+header packet_in_t { bit<9> ingress_port; bit<7> _pad; }
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
+struct headers_t { packet_in_t packet_in; ethernet_t eth; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.eth); transition accept; }
+}
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    action to_port(bit<9> port) { sm.egress_spec = port; }
+    table fwd { key = { h.eth.dst : exact; } actions = { to_port; NoAction; } default_action = NoAction(); size = 64; }
+    apply { sm.egress_spec = CPU_PORT; fwd.apply(); }
+}
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    apply { if (sm.egress_port == CPU_PORT) { h.packet_in.setValid(); h.packet_in.ingress_port = sm.ingress_port; } }
+}
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.packet_in); pkt.emit(h.eth); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+FRAME = bytes.fromhex("ffffffffffff" "020000000001" "88b5") + bytes(46)
+
+
+@pytest.fixture
+def punting_switch() -> Iterator[tuple[Any, P4RuntimeServer, P4InfoHelper]]:
+    program = compiler.compile_text(PUNT_ALL_P4, "punt_all")
+    switch = core.Switch(cpu_port=CPU_PORT)
+    switch.install_pipeline(program.p4info, program.device_config_bytes())
+    switch.start()
+    server = P4RuntimeServer(switch, address="127.0.0.1:0",
+                             packet_in_policer=PolicerConfig(RATE, BURST)).start()
+    try:
+        yield switch, server, P4InfoHelper(program.p4info)
+    finally:
+        server.stop()
+        switch.stop()
+
+
+def test_a_packet_in_flood_is_capped_and_the_controller_stays_responsive(
+        punting_switch: tuple[Any, P4RuntimeServer, P4InfoHelper]) -> None:
+    switch, server, helper = punting_switch
+    received: list[int] = []
+    lock = threading.Lock()
+
+    def on_event(event: StreamEvent) -> None:
+        if event.kind == "packet_in":
+            with lock:
+                received.append(1)
+
+    address = f"127.0.0.1:{server.port}"
+    flooded = 0
+    stop = threading.Event()
+
+    def flood() -> None:
+        nonlocal flooded
+        while not stop.is_set():
+            switch.process(1, FRAME)
+            flooded += 1
+
+    with SwitchClient("s1", address, election_id=(0, 1), timeout=5, on_event=on_event) as ctl:
+        start = time.monotonic()
+        flooder = threading.Thread(target=flood, name="flood", daemon=True)
+        flooder.start()
+        rpcs = 0
+        try:
+            while time.monotonic() - start < FLOOD_S:
+                route = helper.table_entry("I.fwd", {"h.eth.dst": "02:00:00:00:00:09"}, "I.to_port", {"port": 1})
+                kind = "INSERT" if rpcs % 2 == 0 else "DELETE"
+                ctl.write([update(kind, entity(route))])  # each call raises if no answer within 5 s
+                assert len(ctl.read_table("I.fwd")) == (1 if kind == "INSERT" else 0)
+                rpcs += 1
+        finally:
+            stop.set()
+            flooder.join(timeout=30)
+        elapsed = time.monotonic() - start
+        time.sleep(0.3)  # let queued packet-ins reach the client
+        with grpc.insecure_channel(address) as channel:
+            policers = admin.call(channel, "policers")
+        with lock:
+            got = len(received)
+    passed, dropped = policers["packet_in"]["passed"], policers["packet_in"]["dropped"]
+    print(f"flood: {flooded} frames in {elapsed:.2f} s, {passed} packet-ins passed, {dropped} policed, "
+          f"{rpcs} controller write+read pairs answered")
+    assert rpcs >= 3, "the controller's writes and reads kept being answered during the flood"
+    assert flooded > 4 * (BURST + RATE * elapsed), f"the flood ({flooded} frames) must exceed the cap to test it"
+    assert passed <= BURST + RATE * elapsed + 1
+    assert got == passed  # everything that passed the policer reached the controller
+    # every flooded frame (broadcast: the controller's entry never matches it) was passed or counted as dropped
+    assert passed + dropped == flooded
+    assert policers["packet_in"]["rate"] == RATE and policers["packet_in"]["burst"] == BURST
+
+
+def test_the_policer_is_set_and_read_through_the_admin_service(
+        punting_switch: tuple[Any, P4RuntimeServer, P4InfoHelper]) -> None:
+    _, server, _ = punting_switch
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        got = admin.call(channel, "set_policer", {"policer": "digest", "rate": 50, "burst": 5})
+        assert (got["rate"], got["burst"]) == (50, 5)
+        assert admin.call(channel, "stats")["server"]["policers"]["digest"]["rate"] == 50
+        off = admin.call(channel, "set_policer", {"policer": "packet_in", "rate": None})
+        assert off["rate"] is None
+        for bad, message in (({"policer": "nope", "rate": 1}, "unknown policer"),
+                             ({"policer": "digest", "rate": -1}, "non-negative"),
+                             ({"policer": "digest", "rate": 1, "burst": 0}, "burst")):
+            with pytest.raises(grpc.RpcError) as info:
+                admin.call(channel, "set_policer", bad)
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert message in (info.value.details() or "")
