@@ -57,6 +57,8 @@ class PortPfc:
     deadlock_ms: float = 100.0  # 0 turns probes off for this port
     probe_interval_ms: float = 100.0
     hold_limit: int = 0  # recirculations a packet may be held for a paused queue (targets without MAC pause)
+    backlog_xoff: int = 0  # pause propagation: packets reaching the paused queue before its senders are paused
+    backlog_quanta: int = 0xFFFF
 
     def check(self) -> None:
         if not 0 <= self.port < 511:
@@ -69,6 +71,9 @@ class PortPfc:
                 raise PfcError(f"port {self.port}: {name} = {value} outside 0..{(2**32 - 1) / 1000:.0f} ms")
         if not 0 <= self.hold_limit < 2**16:
             raise PfcError(f"port {self.port}: hold_limit {self.hold_limit} outside 0..65535")
+        if not 0 <= self.backlog_xoff < 2**16 or not 0 < self.backlog_quanta < 2**16:
+            raise PfcError(f"port {self.port}: backlog_xoff {self.backlog_xoff} outside 0..65535 or backlog_quanta "
+                           f"{self.backlog_quanta} outside 1..65535")
 
 
 @dataclass(frozen=True)
@@ -120,7 +125,7 @@ def config_updates(helper: P4InfoHelper, cfg: SwitchPfc) -> list[p4runtime_pb2.U
             {"quantum_x65536": quantum_x65536(p.link_bps), "detect_us": round(p.detect_ms * 1000),
              "restore_us": round(p.restore_ms * 1000), "wd_action": WD_ACTIONS[p.action],
              "deadlock_us": round(p.deadlock_ms * 1000), "probe_interval_us": round(p.probe_interval_ms * 1000),
-             "hold_limit": p.hold_limit})))
+             "hold_limit": p.hold_limit, "backlog_xoff": p.backlog_xoff, "backlog_quanta": p.backlog_quanta})))
     senders: set[int] = set()
     for t in cfg.thresholds:
         t.check()

@@ -173,6 +173,8 @@ struct pfc_meta_t {
     bit<32> probe_interval_us;
     bit<2> wd_action;
     bit<16> hold_limit;
+    bit<16> backlog_xoff;                   // packets reaching a paused queue before its senders are paused
+    bit<16> backlog_quanta;
 }
 
 // The one digest: storms, restorations and deadlocks (docs/pfc.md).

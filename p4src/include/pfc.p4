@@ -25,6 +25,10 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
     register<bit<48>>(PFC_ROWS) pfc_last_probe;
     register<bit<16>>(PFC_CLASSES) pfc_paused_port; // per class: 1 + the port paused last (0: none)
     register<bit<48>>(PFC_ROWS) pfc_last_release;   // last Xon forced by a pfc_release entry
+    register<bit<16>>(PFC_ROWS) pfc_backlog;        // packets that reached the queue during its current pause
+    register<bit<48>>(PFC_ROWS) pfc_backlog_since;  // the pause they were counted in (its pause_since)
+    register<bit<16>>(PFC_ROWS) pfc_prop_target;    // 1 + the sender the last propagated Xoff went to
+    register<bit<48>>(PFC_ROWS) pfc_prop_time;
 
     counter(PFC_ROWS, CounterType.packets) pfc_rx_class;    // frames with the class enabled (Xoff and Xon)
     counter(NUM_PORTS, CounterType.packets) pfc_malformed;  // MAC control frames that are not valid 802.1Qbb
@@ -51,7 +55,10 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
 
     // One pause quantum is 512 bit times: quantum_x65536 = 512 / link_bps * 1e6 * 65536 (3355 at 10 Gb/s).
     action pfc_port_config(bit<32> quantum_x65536, bit<32> detect_us, bit<32> restore_us, bit<2> wd_action,
-                           bit<32> deadlock_us, bit<32> probe_interval_us, bit<16> hold_limit) {
+                           bit<32> deadlock_us, bit<32> probe_interval_us, bit<16> hold_limit,
+                           bit<16> backlog_xoff, bit<16> backlog_quanta) {
+        meta.pfc.backlog_xoff = backlog_xoff;
+        meta.pfc.backlog_quanta = backlog_quanta;
         meta.pfc.quantum_x65536 = quantum_x65536;
         meta.pfc.detect_us = detect_us;
         meta.pfc.restore_us = restore_us;
@@ -69,7 +76,7 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
             pfc_port_config;
         }
         // 10 Gb/s, SONiC's 200 ms detection and restoration, drop, probes after 100 ms every 100 ms, no hold.
-        default_action = pfc_port_config(3355, 200000, 200000, 0, 100000, 100000, 0);
+        default_action = pfc_port_config(3355, 200000, 200000, 0, 100000, 100000, 0, 0, 0);
         size = NUM_PORTS;
     }
 
@@ -132,6 +139,44 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         pfc_paused_us.write(idx, paused);
         pfcwd_storm.write(idx, storm);
         pfc_last_probe.write(idx, last_probe);
+        // Pause propagation: a paused queue cannot send Xoff at departures (it has none), so once
+        // `backlog_xoff` packets reached it during this pause, every sender adding to it is paused in turn
+        // (refreshed at half the pause time); this is what lets a cyclic dependency close into a deadlock.
+        bit<16> backlog;
+        bit<48> counted_in;
+        bit<16> target;
+        bit<48> prop_time;
+        pfc_backlog.read(backlog, idx);
+        pfc_backlog_since.read(counted_in, idx);
+        pfc_prop_target.read(target, idx);
+        pfc_prop_time.read(prop_time, idx);
+        if (until > now && meta.pfc.backlog_xoff != 0) {
+            if (counted_in != since) {
+                backlog = 0;
+                counted_in = since;
+            }
+            if (backlog != 0xffff) {
+                backlog = backlog + 1;
+            }
+            bit<48> half = ((bit<48>)meta.pfc.backlog_quanta * (bit<48>)meta.pfc.quantum_x65536) >> 17;
+            port_t sender = standard_metadata.ingress_port;
+            if (meta.pfc_held == 1) {
+                sender = meta.pfc_hold_in_port;
+            }
+            if (meta.pfc_gen == PFC_GEN_NONE && backlog >= meta.pfc.backlog_xoff
+                    && (target != (bit<16>)sender + 1 || now - prop_time >= half)) {
+                target = (bit<16>)sender + 1;
+                prop_time = now;
+                meta.pfc_gen = PFC_GEN_XOFF;
+                meta.pfc_gen_cls = meta.pfc.cls;
+                meta.pfc_gen_quanta = meta.pfc.backlog_quanta;
+                meta.pfc.gen_port = sender;
+            }
+        }
+        pfc_backlog.write(idx, backlog);
+        pfc_backlog_since.write(idx, counted_in);
+        pfc_prop_target.write(idx, target);
+        pfc_prop_time.write(idx, prop_time);
         pfc_paused_port.write((bit<32>)cls, paused_port);
     }
 
@@ -243,6 +288,44 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
             dl_probes.count(0);
         }
         pfc_last_probe.write(idx, last_probe);
+        // Pause propagation: a paused queue cannot send Xoff at departures (it has none), so once
+        // `backlog_xoff` packets reached it during this pause, every sender adding to it is paused in turn
+        // (refreshed at half the pause time); this is what lets a cyclic dependency close into a deadlock.
+        bit<16> backlog;
+        bit<48> counted_in;
+        bit<16> target;
+        bit<48> prop_time;
+        pfc_backlog.read(backlog, idx);
+        pfc_backlog_since.read(counted_in, idx);
+        pfc_prop_target.read(target, idx);
+        pfc_prop_time.read(prop_time, idx);
+        if (until > now && meta.pfc.backlog_xoff != 0) {
+            if (counted_in != since) {
+                backlog = 0;
+                counted_in = since;
+            }
+            if (backlog != 0xffff) {
+                backlog = backlog + 1;
+            }
+            bit<48> half = ((bit<48>)meta.pfc.backlog_quanta * (bit<48>)meta.pfc.quantum_x65536) >> 17;
+            port_t sender = standard_metadata.ingress_port;
+            if (meta.pfc_held == 1) {
+                sender = meta.pfc_hold_in_port;
+            }
+            if (meta.pfc_gen == PFC_GEN_NONE && backlog >= meta.pfc.backlog_xoff
+                    && (target != (bit<16>)sender + 1 || now - prop_time >= half)) {
+                target = (bit<16>)sender + 1;
+                prop_time = now;
+                meta.pfc_gen = PFC_GEN_XOFF;
+                meta.pfc_gen_cls = meta.pfc.cls;
+                meta.pfc_gen_quanta = meta.pfc.backlog_quanta;
+                meta.pfc.gen_port = sender;
+            }
+        }
+        pfc_backlog.write(idx, backlog);
+        pfc_backlog_since.write(idx, counted_in);
+        pfc_prop_target.write(idx, target);
+        pfc_prop_time.write(idx, prop_time);
         if (storm == 1 && now - last_pause >= (bit<48>)meta.pfc.restore_us) {
             storm = 0;
             pfcwd_restores.count(idx);

@@ -69,7 +69,7 @@ def test_updates_cover_every_port_pfc_may_leave_by(helper: P4InfoHelper) -> None
     port = next(d for d in decoded if d.table.endswith("pfc_port"))
     assert dict(port.params) == {"quantum_x65536": 1342, "detect_us": 200000, "restore_us": 200000,
                                  "wd_action": 2, "deadlock_us": 100000, "probe_interval_us": 100000,
-                                 "hold_limit": 0}
+                                 "hold_limit": 0, "backlog_xoff": 0, "backlog_quanta": 0xFFFF}
     th = next(d for d in decoded if d.table.endswith("pfc_thresholds"))
     assert dict(th.params) == {"xoff": 40, "xon": 10, "quanta": 0xFFFF, "refresh_us": 1500}
 
