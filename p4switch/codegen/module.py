@@ -153,6 +153,37 @@ def hoist_chains(lines: list[str], *, threshold: int = 3) -> list[str]:
     return [lines[0], *prologue, *body]
 
 
+PARSER_STEP_LIMIT = 10_000
+
+
+def has_cycle(states: tuple[ast.ParserState, ...]) -> bool:
+    """Whether the parser's state graph has a loop (header stacks, TLV chains)."""
+    edges: dict[str, set[str]] = {}
+    for s in states:
+        targets: set[str] = set()
+        tr = s.transition
+        if tr is not None and isinstance(tr.target, ast.Name):
+            targets.add(tr.target.name)
+        elif tr is not None and isinstance(tr.target, ast.SelectExpression):
+            targets.update(c.state.name for c in tr.target.cases)
+        edges[s.name] = targets
+    visiting: set[str] = set()
+    done: set[str] = set()
+
+    def visit(name: str) -> bool:
+        if name in visiting:
+            return True
+        if name in done or name not in edges:
+            return False
+        visiting.add(name)
+        found = any(visit(t) for t in edges[name])
+        visiting.discard(name)
+        done.add(name)
+        return found
+
+    return any(visit(name) for name in edges)
+
+
 class ModuleGen:
     def __init__(self, pipeline: Pipeline, symbols: SymbolTable) -> None:
         self.pipeline = pipeline
@@ -458,8 +489,16 @@ class ModuleGen:
                 if isinstance(st, ast.VariableDeclaration):
                     var = self.typed.decl_vars[st]
                     g.w(f"{g.bind_local(var)} = {default_value(var.type)}")
+        cyclic = has_cycle(decl.states)
+        if cyclic:
+            g.w("steps = 0")
         g.w("while st >= 0:")
         g.level += 1
+        if cyclic:
+            # a parser loop that consumes nothing would spin forever; stop it with ParserTimeout instead
+            g.w("steps += 1")
+            g.w(f"if steps > {PARSER_STEP_LIMIT}:")
+            g.w(f"    raise _PErr({self.error_code('ParserTimeout')})")
         ordered = sorted(decl.states, key=lambda s: states[s.name])
         for i, s in enumerate(ordered):
             g.w(f"{'if' if i == 0 else 'elif'} st == {states[s.name]}:")

@@ -291,3 +291,15 @@ def test_varbit_extract_emit_and_errors() -> None:
     r = h.run(b"\x45" + bytes(8))  # 5 words > varbit<32>
     assert r.sm.parser_error == 4 and r.out.startswith(b"\x01")
     assert h.run(b"\x43\xaa").sm.parser_error == 1  # PacketTooShort
+
+
+def test_a_parser_loop_that_consumes_nothing_ends_with_parser_timeout() -> None:
+    h = build(program(
+        decls="header a_t { bit<8> x; } struct headers_t { a_t a; }",
+        parser="state start { transition select(pkt.lookahead<bit<8>>()) { 0: start; default: parse; } } "
+               "state parse { pkt.extract(h.a); transition accept; }",
+        ingress="",
+        deparser="pkt.emit(h.a);",
+    ))
+    assert h.run(b"\x00\x01").sm.parser_error == 5  # ParserTimeout
+    assert h.run(b"\x07").out == b"\x07"
