@@ -40,6 +40,7 @@ const bit<6> FLAG_RESULT = 0x01;
 const bit<6> FLAG_RETX = 0x02;
 const bit<6> FLAG_OVERFLOW = 0x04;
 const bit<6> FLAG_CORRUPT = 0x08;
+const bit<6> FLAG_PULL = 0x10;     // tree rebuilds: a request for a stored RESULT, or (with RESULT) its answer
 
 // Header lengths for the length fields of packets whose value format the switch changes.
 const bit<16> IPV4_UDP_AGG_LEN = 52;            // IPv4 (20) + UDP (8) + aggregation header (24)
@@ -61,6 +62,7 @@ const bit<3> VERDICT_DOWN = 3;        // a RESULT to multicast to all children (
 const bit<3> VERDICT_REPLY = 4;       // retransmission to a completed slot: unicast the stored RESULT back
 const bit<3> VERDICT_RESEND_UP = 5;   // retransmission to a slot complete here but without RESULT: resend upwards
 const bit<3> VERDICT_ADMITTED = 6;    // passed admission, not processed yet
+const bit<3> VERDICT_PULL = 7;        // PULL a RESULT from the sender (a DATA/partial), or answer a PULL upwards
 
 const bit<32> INT32_MAX = 0x7fffffff;
 const bit<32> INT32_MIN = 0x80000000;
@@ -70,6 +72,7 @@ const bit<32> STATUS_READY = 0x1;     // the slot holds the RESULT of its round
 const bit<32> STATUS_OVERFLOW = 0x2;  // some element saturated in this round
 const bit<32> STATUS_CORRUPT = 0x4;   // the RESULT from the parent carried CORRUPT
 const bit<32> STATUS_USED = 0x8;      // the cell has held a round (its step/seq are meaningful)
+const bit<32> STATUS_STORED = 0x40;   // the values are a RESULT received (fmt in bits 4-5, exp in 8-15), not own sums
 
 // ---- PFC, watchdog and deadlock probes (docs/pfc.md) ---------------------------------------------------------
 #define PFC_CLASSES 8
