@@ -50,6 +50,13 @@ class StreamEvent:
     time: float = field(default_factory=time.time)
 
 
+@dataclass(frozen=True)
+class _StreamEnded:
+    """Put on the arbitration queue when the switch ends the stream, so a pending arbitration fails at once."""
+
+    reason: str
+
+
 class SwitchClient:
     """P4Runtime session with one switch.
 
@@ -78,7 +85,7 @@ class SwitchClient:
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
         self._requests: queue.Queue[p4runtime_pb2.StreamMessageRequest | None] | None = None
         self._reader: threading.Thread | None = None
-        self._arbitration: queue.Queue[p4runtime_pb2.MasterArbitrationUpdate] = queue.Queue()
+        self._arbitration: queue.Queue[p4runtime_pb2.MasterArbitrationUpdate | _StreamEnded] = queue.Queue()
         self._stream: Any = None
         self._lock = threading.Lock()
         self._closing = False
@@ -107,7 +114,11 @@ class SwitchClient:
             self._reader = threading.Thread(target=self._read_stream, args=(self._stream,),
                                             name=f"p4rt-stream-{self.name}", daemon=True)
             self._reader.start()
-        self.arbitrate(require_primary=require_primary)
+        try:
+            self.arbitrate(require_primary=require_primary)
+        except Exception:  # refused or unanswered: leave no stream (and no election id) behind at the switch
+            self.close()
+            raise
         return self
 
     def arbitrate(self, *, require_primary: bool = True) -> bool:
@@ -124,6 +135,8 @@ class SwitchClient:
             raise SwitchUnavailableError(self.name, f"no arbitration answer within {self.timeout:g} s") from None
         while not self._arbitration.empty():  # keep the newest word on mastership
             update = self._arbitration.get_nowait()
+        if isinstance(update, _StreamEnded):
+            raise SwitchUnavailableError(self.name, f"the switch ended the stream: {update.reason}")
         self.is_primary = update.status.code == code_pb2.OK
         if not self.is_primary and require_primary:
             raise MastershipError(self.name, "another controller is primary "
@@ -205,10 +218,13 @@ class SwitchClient:
         except grpc.RpcError as exc:
             if not self._closing:
                 self.is_primary = False
-                self._emit("stream_closed", f"{exc.code().name}: {exc.details()}")
+                reason = f"{exc.code().name}: {exc.details()}"
+                self._arbitration.put(_StreamEnded(reason))
+                self._emit("stream_closed", reason)
             return
         if not self._closing:
             self.is_primary = False
+            self._arbitration.put(_StreamEnded("server ended the stream"))
             self._emit("stream_closed", "server ended the stream")
 
     def _keep(self, q: queue.Queue[Any], item: Any) -> None:
