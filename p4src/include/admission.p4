@@ -1,6 +1,6 @@
 // p4ina: which job a packet belongs to, and whether it may touch that job's slots (isolation). A packet only
 // reaches the slot registers if its job is installed, its slot lies inside the job's pool and it comes from an
-// admitted (port, job, child) -- or, for a RESULT, from the job's parent port.
+// admitted (port, job, child) -- or, for a RESULT or a PULL request going down, from the job's parent port.
 #ifndef P4INA_ADMISSION_P4
 #define P4INA_ADMISSION_P4
 
@@ -86,7 +86,10 @@ control AggAdmissionIngress(inout headers_t hdr, inout metadata_t meta,
             reject(DROP_BAD_FORMAT);
         } else if (hdr.agg.slot >= meta.agg.slot_count) {
             reject(DROP_SLOT_RANGE);
-        } else if ((hdr.agg.flags & FLAG_RESULT) != 0) {
+        } else if ((hdr.agg.flags & (FLAG_RESULT | FLAG_PULL)) == FLAG_RESULT
+                   || (hdr.agg.flags & (FLAG_RESULT | FLAG_PULL)) == FLAG_PULL) {
+            // Down the tree (a RESULT, a PULL request): only from the parent. Up (DATA, partial sums, RESULTs
+            // answering a PULL): only from an admitted child.
             if (meta.agg.is_root == 1 || standard_metadata.ingress_port != meta.agg.parent_port) {
                 reject(DROP_NOT_ADMITTED);
             }

@@ -46,7 +46,8 @@ control AggOutputIngress(inout headers_t hdr, inout metadata_t meta,
         hdr.agg.child = 0;
     }
 
-    // A non-root answers from the RESULT it stored: its format and exponent are kept in the status word.
+    // A slot holding a RESULT it received (from the parent, or adopted from a child) answers in that RESULT's
+    // format and exponent, kept in the status word.
     action restore_result_format() {
         hdr.agg.fmt = meta.agg.status[5:4];
         hdr.agg.exp = meta.agg.status[15:8];
@@ -70,10 +71,21 @@ control AggOutputIngress(inout headers_t hdr, inout metadata_t meta,
                 to_children();
             } else if (meta.agg.verdict == VERDICT_REPLY) {
                 slot_flags(FLAG_RESULT);
-                if (meta.agg.is_root == 0) {
+                if ((meta.agg.status & STATUS_STORED) != 0) {
                     restore_result_format();
                 }
                 to_sender();
+            } else if (meta.agg.verdict == VERDICT_PULL) {
+                if ((hdr.agg.flags & FLAG_PULL) != 0) {
+                    // answering the parent's PULL with the stored RESULT
+                    slot_flags(FLAG_RESULT | FLAG_PULL);
+                    restore_result_format();
+                    to_parent();
+                } else {
+                    // asking the child for the RESULT of the round named in the header
+                    hdr.agg.flags = FLAG_PULL;
+                    to_sender();
+                }
             }
         }
     }

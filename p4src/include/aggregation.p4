@@ -24,6 +24,7 @@
         hdr.vals32.v##n = t;                                         \
     }
 #define STORE(n) agg_v##n.write(cell, hdr.vals32.v##n);
+#define LOAD(n) agg_v##n.read(hdr.vals32.v##n, cell);
 
 control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
     // Per cell ((slot << 1) | version): children seen, how many, the round's step and seq, the sum of the
@@ -59,6 +60,12 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         agg_checksum.read(checksum, cell);
         bit<32> status;
         agg_status.read(status, cell);
+        bit<32> status_other;
+        agg_status.read(status_other, other);
+        bit<32> step_other;
+        agg_round_step.read(step_other, other);
+        bit<32> seq_other;
+        agg_round_seq.read(seq_other, other);
 
         // Which round is this packet of, relative to the slot's round: the same, a newer one (step, then seq,
         // compared in serial-number arithmetic), or an older one (a stale packet, e.g. a late duplicate)?
@@ -76,9 +83,28 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
             same = 1;
         }
 
+        // A child already in a round after the other version's round, while that round has no RESULT here: the
+        // child got that RESULT from a parent this switch replaced (a tree rebuild). Ask the child for it (PULL)
+        // instead of adding this contribution; the child retransmits it once the old round is settled.
+        bit<1> past_other = 0;
+        if ((status_other & STATUS_USED) != 0 && (status_other & STATUS_READY) == 0) {
+            bit<32> dstep_other = hdr.agg.step - step_other;
+            bit<32> dseq_other = hdr.agg.seq - seq_other;
+            if (dstep_other != 0) {
+                past_other = (bit<1>)(dstep_other[31:31] == 0);
+            } else if (dseq_other != 0) {
+                past_other = (bit<1>)(dseq_other[31:31] == 0);
+            }
+        }
+
         bit<1> add = 0;
         bit<32> keep = 0xffffffff;
-        if (same == 1 && (seen & me) != 0) {
+        if (past_other == 1) {
+            meta.agg.verdict = VERDICT_PULL;
+            hdr.agg.ver = ~hdr.agg.ver;
+            hdr.agg.step = step_other;
+            hdr.agg.seq = seq_other;
+        } else if (same == 1 && (seen & me) != 0) {
             // A retransmission: never counted twice.
             if (count != 0) {
                 meta.agg.verdict = VERDICT_DROP;
@@ -141,7 +167,9 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         meta.agg.status = status;
     }
 
-    // A RESULT from the parent: kept with the slot (later retransmissions are answered here) and sent down.
+    // A RESULT from the parent, or one PULLed from a child (the child holds the RESULT of a round this switch
+    // never completed, from a parent before a tree rebuild): kept with the slot (later retransmissions are
+    // answered here) and sent down. An adopted RESULT counts every child as seen: it includes them all.
     action store_result() {
         bit<32> cell = meta.agg.cell;
         bit<32> seen;
@@ -152,12 +180,31 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         agg_round_step.read(round_step, cell);
         bit<32> round_seq;
         agg_round_seq.read(round_seq, cell);
-        if (seen == 0 || count != 0 || round_step != hdr.agg.step || round_seq != hdr.agg.seq) {
-            // Not the RESULT of this slot's current, locally complete round.
-            meta.agg.verdict = VERDICT_DROP;
-            meta.agg.drop_reason = DROP_STALE;
+        bit<32> old_status;
+        agg_status.read(old_status, cell);
+        bool ours = round_step == hdr.agg.step && round_seq == hdr.agg.seq;
+        if ((hdr.agg.flags & FLAG_PULL) != 0) {
+            // Adopt only into this round while it has no RESULT (a second answer is a duplicate).
+            ours = ours && (old_status & STATUS_USED) != 0;
+            if (ours && (old_status & STATUS_READY) != 0) {
+                ours = false;
+                meta.agg.drop_reason = DROP_DUPLICATE;
+            } else {
+                meta.agg.drop_reason = DROP_STALE;
+            }
+            seen = 0xffffffff;
         } else {
-            bit<32> status = STATUS_USED | STATUS_READY | ((bit<32>)hdr.agg.fmt << 4) | ((bit<32>)hdr.agg.exp << 8);
+            ours = ours && seen != 0 && count == 0;
+            meta.agg.drop_reason = DROP_STALE;
+        }
+        if (!ours) {
+            // Not the RESULT of this slot's current, locally complete (or, adopted: unanswered) round.
+            meta.agg.verdict = VERDICT_DROP;
+        } else {
+            agg_bitmap.write(cell, seen);
+            agg_child_count.write(cell, 0);
+            bit<32> status = STATUS_USED | STATUS_READY | STATUS_STORED | ((bit<32>)hdr.agg.fmt << 4)
+                             | ((bit<32>)hdr.agg.exp << 8);
             if ((hdr.agg.flags & FLAG_OVERFLOW) != 0) {
                 status = status | STATUS_OVERFLOW;
             }
@@ -173,10 +220,38 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         }
     }
 
+    // A PULL from the parent names a round (slot, ver, step, seq): answer with the RESULT stored for it, if any.
+    action answer_pull() {
+        bit<32> cell = meta.agg.cell;
+        bit<32> status;
+        agg_status.read(status, cell);
+        bit<32> round_step;
+        agg_round_step.read(round_step, cell);
+        bit<32> round_seq;
+        agg_round_seq.read(round_seq, cell);
+        bit<16> contributions;
+        agg_contributions.read(contributions, cell);
+        bit<32> checksum;
+        agg_checksum.read(checksum, cell);
+        if ((status & STATUS_STORED) != 0 && (status & STATUS_READY) != 0 && round_step == hdr.agg.step
+            && round_seq == hdr.agg.seq) {
+            ALL64(LOAD)
+            hdr.agg.count = contributions;
+            hdr.agg.csum = checksum;
+            meta.agg.status = status;
+            meta.agg.verdict = VERDICT_PULL;
+        } else {
+            meta.agg.verdict = VERDICT_DROP;
+            meta.agg.drop_reason = DROP_STALE;
+        }
+    }
+
     apply {
         if (meta.agg.verdict == VERDICT_ADMITTED) {
             if ((hdr.agg.flags & FLAG_RESULT) != 0) {
                 store_result();
+            } else if ((hdr.agg.flags & FLAG_PULL) != 0) {
+                answer_pull();
             } else {
                 update();
             }

@@ -166,7 +166,8 @@ control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
 
     apply {
         bool result = meta.agg.verdict == VERDICT_DOWN || meta.agg.verdict == VERDICT_REPLY;
-        if (result && meta.agg.is_root == 1) {
+        bool stored = (meta.agg.status & STATUS_STORED) != 0;
+        if (result && meta.agg.is_root == 1 && !stored) {
             if (meta.agg.result_fmt != FMT_INT32) {
                 compute_magnitude();
                 msb.apply();
@@ -181,8 +182,9 @@ control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
                     resum8();
                 }
             }
-        } else if (result) {
-            // A non-root passes a RESULT down in the format the root chose (stored with the slot): the elements
+        } else if (result || meta.agg.verdict == VERDICT_PULL) {
+            // A RESULT received (non-root, or adopted after a rebuild; also one answering a PULL) keeps the format
+            // the root chose (stored with the slot; a PULL request is int32: unchanged): the elements
             // fit, so narrowing by 0 gives back the very bytes that arrived, checksum untouched.
             if (hdr.agg.fmt == FMT_INT16) {
                 narrow16(0);
