@@ -8,8 +8,8 @@ from __future__ import annotations
 import random
 import socket
 import threading
-from concurrent import futures
 from collections.abc import Callable, Iterator
+from concurrent import futures
 from typing import Any
 
 import grpc
