@@ -64,7 +64,8 @@ FLAG_RESULT = 0x01  # a (partial sum going up: 0) / final sum going down: 1
 FLAG_RETX = 0x02  # the sender already sent this packet once (informational; the switch dedups by bitmap)
 FLAG_OVERFLOW = 0x04  # some element saturated while aligning or summing: the values are clamped, not exact
 FLAG_CORRUPT = 0x08  # the root found sum(values) != checksum before requantizing: discard and retransmit
-FLAG_NAMES = ["RESULT", "RETX", "OVERFLOW", "CORRUPT", "RSVD4", "RSVD5"]
+FLAG_PULL = 0x10  # switch to switch after a tree rebuild: request (or, with RESULT, answer) a stored RESULT
+FLAG_NAMES = ["RESULT", "RETX", "OVERFLOW", "CORRUPT", "PULL", "RSVD5"]
 
 #: Largest child index at one tree level (the switch keeps a 32-bit bitmap per slot).
 MAX_CHILDREN = 32

@@ -94,8 +94,13 @@ class SpineDies:
                  result_fmt: int = proto.FMT_INT32) -> None:
         self.fabric, self.pool, self.trigger, self.result_fmt = fabric, pool, trigger, result_fmt
         self.dead = False
+        self.pulls = 0  # PULL requests going down
+        self.answers = 0  # RESULT | PULL going up
 
     def __call__(self, n: int, item: InFlight) -> str:
+        flags = pull_flags(item)
+        self.pulls += flags == proto.FLAG_PULL
+        self.answers += flags == proto.FLAG_PULL | proto.FLAG_RESULT
         if self.dead:
             return "drop" if "spine1" in (item.target, item.origin.split(":")[0]) else "deliver"
         if self.trigger(item):
@@ -103,6 +108,10 @@ class SpineDies:
             rebuild_on_spine2(self.fabric, self.pool, self.result_fmt)
             return "drop"
         return "deliver"
+
+
+def pull_flags(item: InFlight) -> int:
+    return int(item.frame[proto.AGG_OFFSET + proto.OFF_FMT_FLAGS]) & (proto.FLAG_PULL | proto.FLAG_RESULT)
 
 
 def partial_from(leaf: str, seq: int) -> Callable[[InFlight], bool]:
@@ -142,6 +151,8 @@ def test_result_that_reached_one_leaf_only_is_pulled_from_it(fabric: Fabric) -> 
     fabric.run(fate=fate)
     assert fate.dead
     assert_exact(workers)
+    # spine2 pulled the round of chunk 5 from leaf1 (the only holder) and adopted leaf1's answer
+    assert fate.pulls >= 1 and fate.answers >= 1
 
 
 @pytest.mark.parametrize("result_fmt", [proto.FMT_INT16, proto.FMT_INT8])
@@ -165,8 +176,15 @@ def test_no_pull_in_a_healthy_run(fabric: Fabric) -> None:
     """Without a failure no switch ever sees a next round before its RESULT: no PULL, no duplicate."""
     pool = 4
     workers = leaf_spine(fabric, pool, chunks=12)
-    silences = fabric.run()
+    seen: list[int] = []
+
+    def watch(n: int, item: InFlight) -> str:
+        seen.append(pull_flags(item))
+        return "deliver"
+
+    silences = fabric.run(fate=watch)
     assert silences == 0
     assert_exact(workers)
+    assert proto.FLAG_PULL not in seen and proto.FLAG_PULL | proto.FLAG_RESULT not in seen
     for name in ("leaf1", "leaf2", "spine1"):
         assert fabric.switches[name].drops(0, DROP_DUPLICATE) == 0
