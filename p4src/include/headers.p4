@@ -156,6 +156,7 @@ struct fwd_meta_t {
 struct pfc_meta_t {
     bit<3> cls;                             // traffic class = standard_metadata.priority after qos
     bit<1> hold;                            // set in ingress: recirculate in egress instead of sending
+    bit<1> paused;                          // the packet's (egress port, class) is paused now
     bit<8> ev_kind;                         // PFC_EVENT_* to report at the end of ingress (0: none)
     bit<8> ev_classes;                      // bitmap of the classes concerned
     bit<16> ev_port;

@@ -261,24 +261,18 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         size = PFC_CLASSES;
     }
 
-    // A unicast packet for (egress port, class): restoration check, watchdog action, hold while paused.
-    action guard() {
+    // A packet (first pass only) reaching a queue that is paused now: deadlock probe and pause propagation.
+    action paused_queue() {
         port_t port = standard_metadata.egress_spec;
         bit<32> idx = (bit<32>)port * PFC_CLASSES + (bit<32>)meta.pfc.cls;
         bit<48> now = standard_metadata.ingress_global_timestamp;
-        bit<1> storm;
-        bit<48> last_pause;
-        bit<48> until;
         bit<48> since;
         bit<48> last_probe;
-        pfcwd_storm.read(storm, idx);
-        pfc_last_pause.read(last_pause, idx);
-        pfc_paused_until.read(until, idx);
         pfc_pause_since.read(since, idx);
         pfc_last_probe.read(last_probe, idx);
         // A queue paused past the deadlock threshold that still gets traffic: probe from here (a clone of this
         // packet becomes the probe in egress), as the pause frames that started it may have stopped.
-        if (until > now && meta.pfc.deadlock_us != 0 && now - since >= (bit<48>)meta.pfc.deadlock_us
+        if (meta.pfc.deadlock_us != 0 && now - since >= (bit<48>)meta.pfc.deadlock_us
                 && now - last_probe >= (bit<48>)meta.pfc.probe_interval_us) {
             last_probe = now;
             meta.pfc_gen = PFC_GEN_PROBE;
@@ -299,7 +293,7 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         pfc_backlog_since.read(counted_in, idx);
         pfc_prop_target.read(target, idx);
         pfc_prop_time.read(prop_time, idx);
-        if (until > now && meta.pfc.backlog_xoff != 0) {
+        if (meta.pfc.backlog_xoff != 0) {
             if (counted_in != since) {
                 backlog = 0;
                 counted_in = since;
@@ -309,9 +303,6 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
             }
             bit<48> half = ((bit<48>)meta.pfc.backlog_quanta * (bit<48>)meta.pfc.quantum_x65536) >> 17;
             port_t sender = standard_metadata.ingress_port;
-            if (meta.pfc_held == 1) {
-                sender = meta.pfc_hold_in_port;
-            }
             if (meta.pfc_gen == PFC_GEN_NONE && backlog >= meta.pfc.backlog_xoff
                     && (target != (bit<16>)sender + 1 || now - prop_time >= half)) {
                 target = (bit<16>)sender + 1;
@@ -326,6 +317,22 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         pfc_backlog_since.write(idx, counted_in);
         pfc_prop_target.write(idx, target);
         pfc_prop_time.write(idx, prop_time);
+    }
+
+    // A unicast packet for (egress port, class): restoration check, watchdog action, hold while paused.
+    action guard() {
+        port_t port = standard_metadata.egress_spec;
+        bit<32> idx = (bit<32>)port * PFC_CLASSES + (bit<32>)meta.pfc.cls;
+        bit<48> now = standard_metadata.ingress_global_timestamp;
+        bit<1> storm;
+        bit<48> last_pause;
+        bit<48> until;
+        pfcwd_storm.read(storm, idx);
+        pfc_last_pause.read(last_pause, idx);
+        pfc_paused_until.read(until, idx);
+        if (until > now) {
+            meta.pfc.paused = 1;
+        }
         if (storm == 1 && now - last_pause >= (bit<48>)meta.pfc.restore_us) {
             storm = 0;
             pfcwd_restores.count(idx);
@@ -404,7 +411,11 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         } else if (standard_metadata.mcast_grp == 0 && standard_metadata.egress_spec != 511) {
             meta.pfc.cfg_port = standard_metadata.egress_spec;
             pfc_port.apply();
+            bit<1> arrival = meta.pfc_held == 0 ? (bit<1>)1 : (bit<1>)0;   // not a held packet coming back
             guard();
+            if (meta.pfc.paused == 1 && arrival == 1 && standard_metadata.egress_spec != 511) {
+                paused_queue();                                      // not when the watchdog dropped it
+            }
             if (meta.pfc_gen == PFC_GEN_NONE) {
                 pfc_release.apply();
             }
