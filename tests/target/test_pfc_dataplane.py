@@ -268,7 +268,9 @@ def test_malformed_pause_frames_are_dropped_and_counted() -> None:
 def test_watchdog_storm_drop_and_restoration(rig: Rig) -> None:
     rig.configure(SwitchPfc(
         switch_id=7,
-        ports=(PortPfc(OUT_PORT, link_bps=1e9, detect_ms=30, restore_ms=60, action="drop", deadlock_ms=0),),
+        # Pause propagation on: a stormed queue whose traffic is dropped must still not pause its senders.
+        ports=(PortPfc(OUT_PORT, link_bps=1e9, detect_ms=30, restore_ms=60, action="drop", deadlock_ms=0,
+                       backlog_xoff=1),),
         thresholds=(QueueThresholds(OUT_PORT, LOSSLESS, xoff=2, xon=1),)))
     idx = OUT_PORT * 8 + LOSSLESS
     # A storm: pause frames keep coming (each pauses 33 ms at 1 Gb/s) until the watchdog reports it.
@@ -383,3 +385,20 @@ def test_forward_action_stops_holding_in_hold_mode() -> None:
         assert rig.counter(f"{ING}.pfc.pfc_held", idx) == 50
     finally:
         rig.close()
+
+
+def test_a_paused_queue_pauses_its_senders_after_the_backlog(slow_rig: Rig) -> None:
+    """Pause propagation: the 3rd packet reaching a paused queue (backlog_xoff = 3) pauses its sender, once per half
+    pause time."""
+    rig = slow_rig
+    rig.configure(SwitchPfc(switch_id=1, ports=(PortPfc(OUT_PORT, link_bps=1e6, deadlock_ms=0, backlog_xoff=3,
+                                                        backlog_quanta=777),), sender_ports=(IN_PORT,)))
+    rig.switch.inject(OUT_PORT, pfc_frame({LOSSLESS: 0xFFFF}))        # 33.5 s
+    for i in range(2):
+        rig.switch.inject(IN_PORT, data_frame(LOSSLESS, i))
+    assert rig.frames(wait=0.2) == [], "two packets: below the backlog"
+    for i in range(2, 5):
+        rig.switch.inject(IN_PORT, data_frame(LOSSLESS, i))
+    got = rig.until(lambda g: len(g) >= 1)
+    got += rig.frames(wait=0.2)
+    assert [(p, parse_pfc(f)) for p, f, _ in got] == [(IN_PORT, (1 << LOSSLESS, [0, 0, 0, 777, 0, 0, 0, 0]))]
