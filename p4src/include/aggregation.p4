@@ -184,12 +184,21 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         agg_status.read(old_status, cell);
         bool ours = round_step == hdr.agg.step && round_seq == hdr.agg.seq;
         if ((hdr.agg.flags & FLAG_PULL) != 0) {
-            // Adopt only into this round while it has no RESULT (a second answer is a duplicate).
-            ours = ours && (old_status & STATUS_USED) != 0;
+            // Adopt into this round while it has no RESULT (a second answer is a duplicate), or over an older
+            // round (the child answered with a later round than the abandoned one this cell held).
+            bit<32> dstep = hdr.agg.step - round_step;
+            bit<32> dseq = hdr.agg.seq - round_seq;
+            bool newer = (old_status & STATUS_USED) == 0;
+            if (dstep != 0) {
+                newer = newer || dstep[31:31] == 0;
+            } else if (dseq != 0) {
+                newer = newer || dseq[31:31] == 0;
+            }
             if (ours && (old_status & STATUS_READY) != 0) {
                 ours = false;
                 meta.agg.drop_reason = DROP_DUPLICATE;
             } else {
+                ours = ours || newer;
                 meta.agg.drop_reason = DROP_STALE;
             }
             seen = 0xffffffff;
@@ -203,6 +212,8 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         } else {
             agg_bitmap.write(cell, seen);
             agg_child_count.write(cell, 0);
+            agg_round_step.write(cell, hdr.agg.step);
+            agg_round_seq.write(cell, hdr.agg.seq);
             bit<32> status = STATUS_USED | STATUS_READY | STATUS_STORED | ((bit<32>)hdr.agg.fmt << 4)
                              | ((bit<32>)hdr.agg.exp << 8);
             if ((hdr.agg.flags & FLAG_OVERFLOW) != 0) {
@@ -220,7 +231,8 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         }
     }
 
-    // A PULL from the parent names a round (slot, ver, step, seq): answer with the RESULT stored for it, if any.
+    // A PULL from the parent names a round (slot, ver, step, seq): answer with the RESULT stored for it, or for
+    // a later round of that cell (the parent's round was abandoned; the later RESULT settles the cell as well).
     action answer_pull() {
         bit<32> cell = meta.agg.cell;
         bit<32> status;
@@ -233,9 +245,16 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
         agg_contributions.read(contributions, cell);
         bit<32> checksum;
         agg_checksum.read(checksum, cell);
-        if ((status & STATUS_STORED) != 0 && (status & STATUS_READY) != 0 && round_step == hdr.agg.step
-            && round_seq == hdr.agg.seq) {
+        bit<32> dstep = round_step - hdr.agg.step;
+        bit<32> dseq = round_seq - hdr.agg.seq;
+        bool later_or_same = dseq[31:31] == 0;
+        if (dstep != 0) {
+            later_or_same = dstep[31:31] == 0;
+        }
+        if ((status & STATUS_STORED) != 0 && (status & STATUS_READY) != 0 && later_or_same) {
             ALL64(LOAD)
+            hdr.agg.step = round_step;
+            hdr.agg.seq = round_seq;
             hdr.agg.count = contributions;
             hdr.agg.csum = checksum;
             meta.agg.status = status;
