@@ -188,3 +188,43 @@ def test_no_pull_in_a_healthy_run(fabric: Fabric) -> None:
     assert proto.FLAG_PULL not in seen and proto.FLAG_PULL | proto.FLAG_RESULT not in seen
     for name in ("leaf1", "leaf2", "spine1"):
         assert fabric.switches[name].drops(0, DROP_DUPLICATE) == 0
+
+
+def move_leaves(fabric: Fabric, pool: int, up: int) -> None:
+    """MODIFY both leaves' `job` entries to the parent behind port `up` (its neighbour entry is in place)."""
+    for i, name in enumerate(("leaf1", "leaf2")):
+        leaf = fabric.switches[name]
+        leaf.modify(leaf.names.table_entry(
+            f"{ING}.admission.job", {"hdr.agg.job_id": JOB}, f"{ING}.admission.set_job_member",
+            {"job_idx": 0, "slot_base": 0, "slot_count": pool, "children": 2, "mcast_grp": 1, "scale": 0,
+             "parent_port": up, "my_index": i}))
+
+
+def test_tree_returning_to_a_switch_with_an_abandoned_round(fabric: Fabric) -> None:
+    """spine1 keeps an unfinished round of the slot when the tree leaves it; when the tree comes back, the leaves
+    are several rounds further. spine1's PULL names its abandoned round; the leaf answers with its later RESULT of
+    that version, which spine1 adopts, so the leaves' contributions are accepted again."""
+    pool = 1
+    workers = leaf_spine(fabric, pool, chunks=8)
+    phase = 0
+
+    def fate(n: int, item: InFlight) -> str:
+        nonlocal phase
+        hdr = parse_result(item.frame)
+        if phase == 0 and item.origin == f"leaf2:{UP1}" and hdr.seq == 0:
+            phase = 1  # leaf2's first partial is lost; spine1 keeps round 0 with leaf1's partial only
+            rebuild_on_spine2(fabric, pool)
+            return "drop"
+        if phase == 1 and item.origin.startswith("spine2:") and item.target == "leaf2" and hdr.seq == 4:
+            phase = 2  # this RESULT still arrives; then spine2 dies and the tree goes back to spine1
+            return "deliver"
+        if phase == 2:
+            phase = 3
+            move_leaves(fabric, pool, UP1)
+        if phase == 3 and "spine2" in (item.target, item.origin.split(":")[0]):
+            return "drop"
+        return "deliver"
+
+    fabric.run(fate=fate)
+    assert phase == 3
+    assert_exact(workers)
