@@ -21,7 +21,9 @@ from switch_cli_runner import run_switch, switch_command
 
 from controller.client import SwitchClient, tls_credentials
 from controller.exceptions import SwitchUnavailableError
+from controller.fabric import Fabric
 from controller.p4info import P4InfoHelper
+from controller.topology import Tls, Topology
 
 compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
 pki_mod = pytest.importorskip("p4ina.pki", reason="the fabric PKI helper (cryptography) is not available")
@@ -99,6 +101,16 @@ def test_shell_and_controller_connect_with_certificates(fabric: tuple[str, Any, 
         entries = ctl.read_table("I.fwd")
         assert len(entries) == 1
         assert entries[0].action.action.action_id == helper.action_id("I.to_port")
+    # the controller as a fabric: the topology's tls section, as `p4ina ctl` reads it from the topology file
+    topo = Topology(tls=Tls(ca=str(pki.ca_cert), cert=str(cred.cert), key=str(cred.key)))
+    topo.add_switch("s1", grpc=address, cpu_port=255)
+    with Fabric(topo, timeout=10) as controllers:
+        result = controllers.run(lambda c: len(c.read_table("I.fwd")))
+        assert result.errors == {} and result.results == {"s1": 1}
+    topo.tls = Tls(ca=str(pki.ca_cert))  # no client certificate: this fabric cannot reach the switch
+    with Fabric(topo, timeout=3) as controllers:
+        result = controllers.run(lambda c: len(c.read_table("I.fwd")))
+        assert list(result.errors) == ["s1"] and isinstance(result.errors["s1"], SwitchUnavailableError)
 
 
 def test_clients_without_a_valid_certificate_are_refused(fabric: tuple[str, Any, Path, Path],
