@@ -1,4 +1,4 @@
-"""10,000 invalid P4Runtime requests against a live server: seeded mutations of the recorded conformance requests
+"""10,000 invalid P4Runtime requests against a live server (and 2,000 invalid stream messages): seeded mutations of the recorded conformance requests
 (Write, Read, SetForwardingPipelineConfig), sent as raw bytes. Only requests that are invalid are sent: bytes that are
 no protobuf, requests for another device or with a foreign election id or an unsupported atomicity, Writes whose every
 update an offline copy of the switch's state refuses, pipeline configs that fail verification, and mangled Reads.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -250,4 +251,94 @@ def test_10k_invalid_requests_leave_the_state_unchanged_and_the_server_answering
         assert client.write_updates(update) == ("OK", [])
     finally:
         client.close()
+        server.stop()
+
+
+class RawStream:
+    """A StreamChannel carrying raw bytes; answers are counted by a reader thread; `alive` turns False when the
+    server ends the stream (then a new one is opened)."""
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        import queue
+        import threading
+
+        self.outbox: queue.Queue[bytes | None] = queue.Queue()
+        self.answers = 0
+        self.ended: str | None = None
+        call = channel.stream_stream("/p4.v1.P4Runtime/StreamChannel")
+        self._call = call(iter(self.outbox.get, None))
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        try:
+            for _ in self._call:
+                self.answers += 1
+            self.ended = "OK"
+        except grpc.RpcError as exc:
+            self.ended = exc.code().name
+
+    def close(self) -> None:
+        self.outbox.put(None)
+        self._reader.join(10)
+
+
+def test_invalid_stream_messages_never_break_the_server() -> None:
+    """2,000 mutated StreamMessageRequests (arbitration, packet-out, digest ack; raw bytes, on one stream after
+    another as the server ends them): the server ends a stream only with a proper status, keeps its state and
+    keeps serving, and a well-behaved controller then arbitrates and writes."""
+    p4info = load_p4info("runtime_tables")
+    device = StateDevice(cpu_port=255)
+    server = P4RuntimeServer(device, address="127.0.0.1:0").start()
+    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
+    setup = Client(f"127.0.0.1:{server.port}", election_id=ELECTION)
+    try:
+        setup.arbitrate()
+        setup.set_pipeline(p4info)
+        writes = _requests("Write", p4runtime_pb2.WriteRequest)
+        for request in writes:
+            setup.write(request)
+        before = setup.read(*(entity(t) for t in SNAPSHOT))
+        setup.close()
+
+        seeds = [p4runtime_pb2.StreamMessageRequest(), p4runtime_pb2.StreamMessageRequest(),
+                 p4runtime_pb2.StreamMessageRequest()]
+        seeds[0].arbitration.device_id = 0
+        seeds[0].arbitration.election_id.low = 7
+        seeds[1].packet.payload = bytes(range(64))
+        seeds[1].packet.metadata.add(metadata_id=1, value=b"\x01")
+        seeds[2].digest_ack.digest_id, seeds[2].digest_ack.list_id = 1, 1
+        pool = [s.SerializeToString() for s in seeds]
+        rng = random.Random(99)
+        stream = RawStream(channel)
+        stream.outbox.put(pool[0])  # most later messages act on an arbitrated stream
+        ends: dict[str, int] = {}
+        for _ in range(2000):
+            if stream.ended is not None:
+                ends[stream.ended] = ends.get(stream.ended, 0) + 1
+                stream.close()
+                stream = RawStream(channel)
+                stream.outbox.put(pool[0])
+            kind = rng.randrange(3)
+            data = mutate_fields(rng, seeds[kind]) if rng.random() < 0.6 else mutate(rng, pool[kind], pool)
+            stream.outbox.put(data)
+        stream.close()
+        assert set(ends) <= {"OK", "INVALID_ARGUMENT", "NOT_FOUND", "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED",
+                             "INTERNAL", "CANCELLED"}, ends
+        deadline = time.monotonic() + 10
+        while server.stats()["streams"] and time.monotonic() < deadline:  # the fuzzing streams are gone
+            time.sleep(0.02)
+        client = Client(f"127.0.0.1:{server.port}", election_id=1000)
+        try:
+            assert client.arbitrate().arbitration.status.code == 0  # the only stream: primary
+            assert client.read(*(entity(t) for t in SNAPSHOT)) == before
+            route = ('table_entry { table_id: 49652232 match { field_id: 1 lpm { value: "\\013\\000\\000\\000" '
+                     'prefix_len: 8 } } action { action { action_id: 28749719 params { param_id: 1 value: "\\003" } } '
+                     '} }')
+            update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT, entity=entity(route))
+            assert client.write_updates(update) == ("OK", [])
+        finally:
+            client.close()
+    finally:
+        channel.close()
         server.stop()
