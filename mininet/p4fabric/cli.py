@@ -72,6 +72,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="give up on a mode when a step takes longer than this")
     parser.add_argument("--retx-timeout", type=float, default=0.5, metavar="S",
                         help="workers' first retransmission timeout (doubles on each retry)")
+    parser.add_argument("--tls", action="store_true",
+                        help="P4Runtime over mutual TLS: a throwaway CA and certificates in DIR/pki, the controller "
+                             "connects with its certificate (topology file's tls section)")
+    parser.add_argument("--priority-queues", type=int, default=1, metavar="N",
+                        help="egress queues per switch port (1..8); with more than one the controller maps DSCP "
+                             "to priorities (gradients above bulk traffic)")
 
 
 def main_run(args: argparse.Namespace) -> int:
@@ -116,7 +122,8 @@ def _run(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], plan: A
                          modes=modes, workers=args.workers, slots=args.slots, fmt=args.fmt, seed=args.seed,
                          bw=args.bw, faults=plan, program=args.program or DEFAULT_PROGRAM, pcap=args.pcap,
                          verbose=args.verbose, cli=cli, step_timeout=args.step_timeout,
-                         retx_timeout=args.retx_timeout, show_progress=True)
+                         retx_timeout=args.retx_timeout, show_progress=True, tls=args.tls,
+                         priority_queues=args.priority_queues)
     try:
         report = Runner(options).run()
     except (FabricError, TargetError) as exc:

@@ -4,7 +4,6 @@ it is always torn down, also after a crash. Use as a context manager; `stop()` i
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,8 @@ from p4fabric.exceptions import FabricError, FabricStartError
 from p4fabric.node import P4Link, P4Switch
 from p4fabric.topofile import write_topology_file
 from p4fabric.topos import FabricTopo
-from p4ina.targets import Target, get_target
+from p4ina.pki import FabricPki, make_fabric_pki
+from p4ina.targets import SwitchTls, Target, get_target
 from p4ina.targets.process import OWNER_ENV
 
 
@@ -28,22 +28,33 @@ class Fabric:
     def __init__(self, topo: FabricTopo, *, target: str | Target = "embedded", out_dir: Path,
                  run: RunState | None = None, pcap: bool = False, verbose: bool = False, cpu_port: int | None = None,
                  device_config: Path | None = None, start_timeout: float = 60.0, mininet_log: str = "warning",
-                 intf_tag: str | None = None) -> None:
+                 intf_tag: str | None = None, priority_queues: int = 1, tls: bool = False) -> None:
         self.topo = topo
         self.target = target if isinstance(target, Target) else get_target(target)
         self.out_dir = out_dir
         self.log_dir = out_dir / "logs"
         self.run = run or RunState()
         self.cpu_port = cpu_port
-        self._switch_factory = functools.partial(
-            P4Switch, target=self.target, log_dir=self.log_dir, pcap=pcap, verbose=verbose, cpu_port=cpu_port,
+        self.priority_queues = int(priority_queues)
+        self.tls = tls
+        #: The run's throwaway PKI (`out_dir/pki`), made by `start()` when `tls` is set.
+        self.pki: FabricPki | None = None
+        self._switch_params: dict[str, Any] = dict(
+            target=self.target, log_dir=self.log_dir, pcap=pcap, verbose=verbose, cpu_port=cpu_port,
             device_config=device_config, owner=self.run.run_id, pid_dir=self.run.dir / "pids",
-            start_timeout=start_timeout)
+            start_timeout=start_timeout, priority_queues=self.priority_queues)
         self.net: Mininet | None = None
         self._saved_owner: str | None = None
         if intf_tag:
             tag_switch_interfaces(topo, intf_tag)
         self._mininet_log = mininet_log
+
+    def _make_switch(self, name: str, **params: Any) -> P4Switch:
+        """Mininet's switch factory: the fabric-wide parameters, and this switch's certificate on a TLS run."""
+        merged = {**self._switch_params, **params}
+        if self.pki is not None:
+            merged["tls"] = switch_tls(self.pki, name)
+        return P4Switch(name, **merged)
 
     # -- life cycle --
 
@@ -53,9 +64,12 @@ class Fabric:
         setLogLevel(self._mininet_log)
         self.run.create()
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        if self.tls and self.pki is None:
+            self.pki = make_fabric_pki(self.out_dir / "pki", {sw: ["127.0.0.1"] for sw in self.topo.switches()},
+                                       clients=(CONTROLLER_CLIENT, LAUNCHER_CLIENT))
         self._saved_owner = os.environ.get(OWNER_ENV)
         os.environ[OWNER_ENV] = self.run.run_id  # inherited by Mininet's node shells and everything they start
-        self.net = Mininet(topo=self.topo, switch=self._switch_factory, link=P4Link, host=Host, controller=None,
+        self.net = Mininet(topo=self.topo, switch=self._make_switch, link=P4Link, host=Host, controller=None,
                            build=False, autoSetMacs=False, autoStaticArp=False, waitConnected=False)
         try:
             self.net.build()
@@ -128,8 +142,13 @@ class Fabric:
 
     def write_topology(self, path: Path) -> Any:
         """Write the controller's topology file; returns the controller `Topology`."""
+        tls = None
+        if self.pki is not None:
+            controller = self.pki.clients[CONTROLLER_CLIENT]
+            tls = {"ca": str(self.pki.ca_cert), "cert": str(controller.cert), "key": str(controller.key)}
         return write_topology_file(path, self.topo, self.grpc_addresses(),
-                                   cpu_ports={sw.name: self.cpu_port for sw in self.switches})
+                                   cpu_ports={sw.name: self.cpu_port for sw in self.switches},
+                                   priority_queues=self.priority_queues, tls=tls)
 
     def set_link(self, a: str, b: str, up: bool) -> None:
         """Bring the link between nodes `a` and `b` down or up (both ends), as a cable pull would."""
@@ -152,6 +171,22 @@ class Fabric:
         proc.log_handle = handle
         self.run.record_pid(name, proc.pid)
         return proc
+
+
+#: Client identities of a TLS run: the controller's (in the topology file) and the launcher's own (readiness probe,
+#: admin calls such as fault injection).
+CONTROLLER_CLIENT = "controller"
+LAUNCHER_CLIENT = "launcher"
+
+
+def switch_tls(pki: FabricPki, switch: str) -> SwitchTls:
+    """The TLS files switch `switch` serves with, and the launcher's client certificate to reach it."""
+    server = pki.servers.get(switch)
+    if server is None:
+        raise FabricStartError(f"the run's PKI has no certificate for switch {switch}")
+    launcher = pki.clients[LAUNCHER_CLIENT]
+    return SwitchTls(cert=server.cert, key=server.key, ca=pki.ca_cert, client_cert=launcher.cert,
+                     client_key=launcher.key)
 
 
 #: Linux limits interface names to 15 characters.

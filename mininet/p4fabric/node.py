@@ -17,6 +17,7 @@ from p4ina.targets import (
     PortImpairment,
     RunningSwitch,
     SwitchConfig,
+    SwitchTls,
     Target,
     TargetError,
     get_target,
@@ -80,14 +81,15 @@ class P4Link(Link):
 class P4Switch(Switch):
     """A P4 switch run by a `Target` (`embedded` by default, `bmv2`, or `auto`), listening for P4Runtime on
     127.0.0.1. Params: target, grpc_port, device_id, cpu_port, log_dir, pcap (bool), verbose, device_config,
-    priority_queues, owner (run id for clean-up), pid_dir, start_timeout. Role hints from the topology (role,
+    priority_queues, owner (run id for clean-up), pid_dir, start_timeout, tls (a `SwitchTls`: serve P4Runtime over
+    mutual TLS). Role hints from the topology (role,
     group, coord) are kept in `self.params` for the controller's topology file."""
 
     def __init__(self, name: str, target: str | Target = "embedded", grpc_port: int | None = None,
                  device_id: int = 0, cpu_port: int | None = None, log_dir: str | Path | None = None,
                  pcap: bool | str = False, verbose: bool | str = False, device_config: str | Path | None = None,
                  priority_queues: int = 1, owner: str = "p4ina", pid_dir: str | Path | None = None,
-                 start_timeout: float = 60.0, **params: Any) -> None:
+                 start_timeout: float = 60.0, tls: SwitchTls | None = None, **params: Any) -> None:
         Switch.__init__(self, name, **params)
         self.target = target if isinstance(target, Target) else get_target(str(target))
         self.grpc_port = int(grpc_port) if grpc_port else None
@@ -101,6 +103,7 @@ class P4Switch(Switch):
         self.owner = owner
         self.pid_dir = Path(pid_dir) if pid_dir else None
         self.start_timeout = float(start_timeout)
+        self.tls = tls
         self.running: RunningSwitch | None = None
 
     # -- Mininet's switch interface --
@@ -113,14 +116,14 @@ class P4Switch(Switch):
             log_file=self.log_dir / f"{self.name}.log", device_id=self.device_id, cpu_port=self.cpu_port,
             priority_queues=self.priority_queues, pcap_dir=self.log_dir / "pcap" / self.name if self.pcap else None,
             pid_file=self.pid_dir / f"{self.name}.pid" if self.pid_dir else None, verbose=self.verbose,
-            device_config=self.device_config, impairments=self.port_impairments(), owner=self.owner,
+            device_config=self.device_config, impairments=self.port_impairments(), owner=self.owner, tls=self.tls,
         )
         self.grpc_port = config.grpc_port
         try:
             self.running = self.target.start(config, timeout=self.start_timeout)
         except TargetError as exc:
             raise FabricStartError(str(exc)) from None
-        info(f"({self.name}: {self.target.name} P4Runtime at {config.grpc_address}, log {config.log_file}) ")
+        info(f"({self.name}: {self.target.name} P4Runtime{' (TLS)' if self.tls else ''} at {config.grpc_address}, log {config.log_file}) ")
 
     def stop(self, deleteIntfs: bool = True) -> None:
         if self.running is not None:

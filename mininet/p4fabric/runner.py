@@ -51,6 +51,10 @@ class RunOptions:
     step_timeout: float = 600.0
     retx_timeout: float = 0.5
     show_progress: bool = True
+    #: Serve P4Runtime over mutual TLS with a throwaway PKI in `out/pki`; the controller connects with its certificate.
+    tls: bool = False
+    #: Egress queues per switch port (`--priority-queues`); with more than one the controller maps DSCP to classes.
+    priority_queues: int = 1
 
     def validate(self) -> None:
         if self.size < 1:
@@ -62,6 +66,8 @@ class RunOptions:
         unknown = [m for m in self.modes if m not in MODE_NAMES]
         if unknown or not self.modes:
             raise RunError(f"unknown mode(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MODE_NAMES)}")
+        if not 1 <= self.priority_queues <= 8:
+            raise RunError(f"--priority-queues must be in 1..8, got {self.priority_queues}")
         if not self.program.exists():
             raise RunError(f"P4 program {self.program} does not exist")
 
@@ -138,7 +144,8 @@ class Runner:
         assert self.target is not None
         run = RunState()
         self.fabric = Fabric(topo, target=self.target, out_dir=self.opts.out, run=run, pcap=self.opts.pcap,
-                             verbose=self.opts.verbose, intf_tag=run.tag)
+                             verbose=self.opts.verbose, intf_tag=run.tag, tls=self.opts.tls,
+                             priority_queues=self.opts.priority_queues)
         self.hooks.add(self.fabric.stop)
         self.log(f"starting {len(topo.switches())} {self.target.name} switches and {len(topo.hosts())} hosts "
                  f"({topo.title}); logs in {self.fabric.log_dir}")
@@ -146,6 +153,8 @@ class Runner:
         topology_file = self.opts.out / "topology.yaml"
         self.fabric.write_topology(topology_file)
         report.files["topology"] = str(topology_file)
+        if self.fabric.pki is not None:
+            report.files["pki_ca"] = str(self.fabric.pki.ca_cert)
         self.ctl = FabricController(self.opts.out, topology_file, p4info, device_config, owner=run.run_id,
                                     pid_file=run.pid_file("controller-watch"))
         self.hooks.add(self.ctl.close)
@@ -213,7 +222,7 @@ class Runner:
         switch_ip, switch_mac = self.ctl.switch_address(info["switch"])
         return [*argv, "--mac", node.MAC(), "--job", str(self.job.job_id), "--child", str(info["child_index"]),
                 "--pool", str(self.job.slots), "--fmt", opts.fmt, "--switch-ip", switch_ip,
-                "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}"]
+                "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}", "--scale", str(self.job.scale)]
 
     def _wait(self, name: str, procs: dict[str, Any], outputs: dict[str, Path]) -> None:
         opts = self.opts

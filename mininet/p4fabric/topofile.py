@@ -15,11 +15,14 @@ if TYPE_CHECKING:
 
 def controller_topology(topo: FabricTopo, grpc: Mapping[str, str], *, device_ids: Mapping[str, int] | None = None,
                         cpu_ports: Mapping[str, int | None] | None = None,
-                        bandwidth_mbps: float | None = None) -> Topology:
-    """The controller's `Topology` for `topo` whose switch `name` answers P4Runtime at `grpc[name]`."""
-    from controller.topology import Topology
+                        bandwidth_mbps: float | None = None, priority_queues: int = 1,
+                        tls: Mapping[str, str] | None = None) -> Topology:
+    """The controller's `Topology` for `topo` whose switch `name` answers P4Runtime at `grpc[name]`. Every switch
+    runs `priority_queues` egress queues (the controller maps DSCP to priorities only when there are several);
+    `tls` (ca, cert, key: PEM paths) is how the controller reaches TLS switches."""
+    from controller.topology import Tls, Topology
 
-    out = Topology(name=topo.title, kind=topo.kind)
+    out = Topology(name=topo.title, kind=topo.kind, tls=Tls(**tls) if tls else None)
     for name in topo.switches():
         info: dict[str, Any] = topo.nodeInfo(name)
         attrs: dict[str, Any] = {"grpc": grpc.get(name, ""), "device_id": (device_ids or {}).get(name, 0)}
@@ -29,6 +32,8 @@ def controller_topology(topo: FabricTopo, grpc: Mapping[str, str], *, device_ids
             attrs["group"] = int(info["group"])
         if info.get("coord") is not None:
             attrs["coord"] = tuple(int(c) for c in info["coord"])
+        if priority_queues > 1:
+            attrs["priority_queues"] = priority_queues
         cpu = (cpu_ports or {}).get(name)
         if cpu is not None:
             attrs["cpu_port"] = cpu

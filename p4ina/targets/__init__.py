@@ -13,6 +13,7 @@ from p4ina.targets.exceptions import (
     UnsupportedOperationError,
 )
 from p4ina.targets.registry import TARGET_NAMES, get_target, resolve_target_name
+from p4ina.targets.tls import SwitchTls
 
 __all__ = [
     "TARGET_NAMES",
@@ -22,6 +23,7 @@ __all__ = [
     "RunningSwitch",
     "SwitchConfig",
     "SwitchStartError",
+    "SwitchTls",
     "Target",
     "TargetCompileError",
     "TargetError",

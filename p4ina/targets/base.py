@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from p4ina.targets.exceptions import SwitchStartError, TargetUnavailableError
 from p4ina.targets.process import SwitchProcess, launch, wait_grpc_ready
+from p4ina.targets.tls import SwitchTls
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ class SwitchConfig:
     #: Written into the child's environment (`P4INA_OWNER`) so clean-up can prove a PID is still ours.
     owner: str = "p4ina"
     extra_args: Sequence[str] = ()
+    #: Serve P4Runtime over mutual TLS with these files (None: plain text, as BMv2's default).
+    tls: SwitchTls | None = None
 
     def __post_init__(self) -> None:
         for port in self.ports:
@@ -162,7 +165,7 @@ class Target(abc.ABC):
         return RunningSwitch(config, process, self)
 
     def wait_ready(self, switch: RunningSwitch, timeout: float = 30.0) -> None:
-        wait_grpc_ready(switch.process, switch.grpc_address, timeout)
+        wait_grpc_ready(switch.process, switch.grpc_address, timeout, tls=switch.config.tls)
 
     def start(self, config: SwitchConfig, timeout: float = 30.0) -> RunningSwitch:
         """Launch, wait until P4Runtime answers and apply the configured impairments; stop it again on failure."""

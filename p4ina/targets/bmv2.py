@@ -99,6 +99,8 @@ class Bmv2Target(Target):
             argv += ["--cpu-port", str(config.cpu_port)]
         if config.priority_queues > 1:
             argv += ["--priority-queues", str(config.priority_queues)]
+        if config.tls is not None:
+            argv += config.tls.server_flags()
         return argv
 
     def launch(self, config: SwitchConfig) -> RunningSwitch:

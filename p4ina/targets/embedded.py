@@ -13,6 +13,7 @@ from typing import Any
 
 from p4ina.targets.base import CompiledProgram, PortImpairment, RunningSwitch, SwitchConfig, Target
 from p4ina.targets.exceptions import AdminError, TargetCompileError, TargetUnavailableError, UnsupportedOperationError
+from p4ina.targets.tls import open_channel
 
 _DIRECTIONS = {"egress": "out", "ingress": "in", "both": "both"}
 
@@ -52,6 +53,8 @@ class EmbeddedTarget(Target):
         for port, impairment in sorted(config.impairments.items()):
             if not impairment.is_null:
                 argv += ["--impair", impair_flag(config.name, port, impairment)]
+        if config.tls is not None:
+            argv += config.tls.server_flags()
         argv += list(config.extra_args)
         argv += [str(config.device_config)] if config.device_config is not None else ["--no-p4"]
         return argv
@@ -66,7 +69,7 @@ class EmbeddedTarget(Target):
 
         from p4switch.server.admin import call
 
-        channel = grpc.insecure_channel(switch.grpc_address)
+        channel = open_channel(switch.grpc_address, switch.config.tls)
         try:
             return call(channel, method, args)
         except grpc.RpcError as exc:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from p4ina.targets.exceptions import SwitchStartError
+from p4ina.targets.tls import SwitchTls, open_channel
 
 #: Environment variable set on every process p4ina launches; clean-up checks it before killing a recorded PID, so a
 #: PID reused by the system after a crash is never touched.
@@ -130,7 +131,7 @@ def launch(name: str, argv: Sequence[str], *, log_file: Path, pid_file: Path | N
     return SwitchProcess(name, argv, log_file, pid_file, popen)
 
 
-def wait_grpc_ready(process: SwitchProcess, address: str, timeout: float) -> None:
+def wait_grpc_ready(process: SwitchProcess, address: str, timeout: float, *, tls: SwitchTls | None = None) -> None:
     """Return once `address` answers a P4Runtime Capabilities call; raise with the log tail if the process exits or
     the deadline passes. UNIMPLEMENTED also counts as an answer (old BMv2 builds lack Capabilities)."""
     import grpc
@@ -146,7 +147,7 @@ def wait_grpc_ready(process: SwitchProcess, address: str, timeout: float) -> Non
         if remaining <= 0:
             raise SwitchStartError(_exit_message(process, f"gRPC server at {address} did not answer within "
                                                           f"{timeout:g} s ({last_error})"))
-        channel = grpc.insecure_channel(address)
+        channel = open_channel(address, tls)
         try:
             stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
             stub.Capabilities(p4runtime_pb2.CapabilitiesRequest(), timeout=min(1.0, max(remaining, 0.05)))
