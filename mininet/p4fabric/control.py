@@ -29,6 +29,7 @@ class JobInfo:
     workers: list[dict[str, Any]]  # host, rank, switch, port, child_index, ip, mac
     tree: dict[str, Any] = field(default_factory=dict)
     grants: dict[str, dict[str, int]] = field(default_factory=dict)
+    scale: int = 0  # the job's scale exponent E: workers quantize in units of 2**E (docs/protocol.md)
 
     def worker(self, host: str) -> dict[str, Any]:
         for w in self.workers:
@@ -96,7 +97,7 @@ class FabricController:
                   for sw, g in (shown.get("grants") or {}).items()}
         return JobInfo(job_id, int(shown["slots"]), list(shown["workers"]),
                        {k: tree[k] for k in ("root", "parent", "member_switch", "members", "depth") if k in tree},
-                       grants)
+                       grants, int(shown.get("scale", 0)))
 
     def link(self, a: str, b: str, *, up: bool) -> str:
         out = self.ctl("link", "up" if up else "down", a, b)

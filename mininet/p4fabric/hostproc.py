@@ -86,7 +86,7 @@ def run_innet(args: argparse.Namespace, out: Output) -> dict[str, Any]:
                           udp_port=args.udp_port)
     worker = Worker(args.job, args.rank, n_workers=args.world, transport=transport, child=args.child,
                     pool_size=args.pool, fmt=args.fmt, endpoints=endpoints, timeout=args.timeout,
-                    max_retries=args.max_retries)
+                    max_retries=args.max_retries, scale_exp=args.scale)
     try:
         result = run_steps(worker.allreduce, args, out)
     finally:
@@ -124,6 +124,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--child", type=int, default=None)
     parser.add_argument("--pool", type=int, default=64)
     parser.add_argument("--fmt", default="int32")
+    parser.add_argument("--scale", type=int, default=0, help="the job's scale exponent E (p4ina ctl job show)")
     parser.add_argument("--switch-ip", default="")
     parser.add_argument("--switch-mac", default="")
     parser.add_argument("--udp-port", type=int, default=0xBEE0)
