@@ -43,6 +43,17 @@ def _rate(text: str) -> float | None:
     return value
 
 
+def _link_bps(text: str) -> float:
+    """`--link-bps`: a positive port speed in bit/s (1e9, 10e6, ...)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a link speed (bits per second, e.g. 1e9)") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a link speed (bits per second > 0)")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "switch",
@@ -84,6 +95,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cpu-port", type=int, default=None, metavar="N", help="port number of the CPU (packet-in/out)")
     p.add_argument("--priority-queues", type=int, default=1, metavar="N", help="egress queues per port")
     p.add_argument("--queue-depth", type=int, default=None, metavar="PKTS", help="initial depth of every queue")
+    p.add_argument("--link-bps", type=_link_bps, default=None, metavar="BPS",
+                   help="port speed the MAC times received PFC pause quanta with (512 bit times each; default 10e9)")
     p.add_argument(
         "--queue-rate", action="append", default=[], metavar="PORT[:PRIO]=PPS",
         help="rate-limit an egress queue at start (BMv2 does this with set_queue_rate over Thrift)",
@@ -346,6 +359,8 @@ def _run_live(args: argparse.Namespace) -> int:
     kwargs: dict[str, Any] = {}
     if args.queue_depth is not None:
         kwargs["queue_depth"] = args.queue_depth
+    if args.link_bps is not None:
+        kwargs["link_bps"] = args.link_bps
     switch = Switch(
         device_id=args.device_id,
         cpu_port=args.cpu_port,

@@ -28,7 +28,8 @@ class Fabric:
     def __init__(self, topo: FabricTopo, *, target: str | Target = "embedded", out_dir: Path,
                  run: RunState | None = None, pcap: bool = False, verbose: bool = False, cpu_port: int | None = None,
                  device_config: Path | None = None, start_timeout: float = 60.0, mininet_log: str = "warning",
-                 intf_tag: str | None = None, priority_queues: int = 1, tls: bool = False) -> None:
+                 intf_tag: str | None = None, priority_queues: int = 1, tls: bool = False,
+                 link_bps: float | None = None) -> None:
         self.topo = topo
         self.target = target if isinstance(target, Target) else get_target(target)
         self.out_dir = out_dir
@@ -42,7 +43,7 @@ class Fabric:
         self._switch_params: dict[str, Any] = dict(
             target=self.target, log_dir=self.log_dir, pcap=pcap, verbose=verbose, cpu_port=cpu_port,
             device_config=device_config, owner=self.run.run_id, pid_dir=self.run.dir / "pids",
-            start_timeout=start_timeout, priority_queues=self.priority_queues)
+            start_timeout=start_timeout, priority_queues=self.priority_queues, link_bps=link_bps)
         self.net: Mininet | None = None
         self._saved_owner: str | None = None
         if intf_tag:

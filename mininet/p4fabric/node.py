@@ -81,7 +81,8 @@ class P4Link(Link):
 class P4Switch(Switch):
     """A P4 switch run by a `Target` (`embedded` by default, `bmv2`, or `auto`), listening for P4Runtime on
     127.0.0.1. Params: target, grpc_port, device_id, cpu_port, log_dir, pcap (bool), verbose, device_config,
-    priority_queues, owner (run id for clean-up), pid_dir, start_timeout, tls (a `SwitchTls`: serve P4Runtime over
+    priority_queues, link_bps (port speed pause quanta are timed with; embedded target), owner (run id for
+    clean-up), pid_dir, start_timeout, tls (a `SwitchTls`: serve P4Runtime over
     mutual TLS). Role hints from the topology (role,
     group, coord) are kept in `self.params` for the controller's topology file."""
 
@@ -89,7 +90,8 @@ class P4Switch(Switch):
                  device_id: int = 0, cpu_port: int | None = None, log_dir: str | Path | None = None,
                  pcap: bool | str = False, verbose: bool | str = False, device_config: str | Path | None = None,
                  priority_queues: int = 1, owner: str = "p4ina", pid_dir: str | Path | None = None,
-                 start_timeout: float = 60.0, tls: SwitchTls | None = None, **params: Any) -> None:
+                 start_timeout: float = 60.0, tls: SwitchTls | None = None, link_bps: float | str | None = None,
+                 **params: Any) -> None:
         Switch.__init__(self, name, **params)
         self.target = target if isinstance(target, Target) else get_target(str(target))
         self.grpc_port = int(grpc_port) if grpc_port else None
@@ -100,6 +102,7 @@ class P4Switch(Switch):
         self.verbose = _flag(verbose)
         self.device_config = Path(device_config) if device_config else None
         self.priority_queues = int(priority_queues)
+        self.link_bps = float(link_bps) if link_bps is not None else None
         self.owner = owner
         self.pid_dir = Path(pid_dir) if pid_dir else None
         self.start_timeout = float(start_timeout)
@@ -114,7 +117,7 @@ class P4Switch(Switch):
         config = SwitchConfig(
             name=self.name, ports=self.port_map(), grpc_port=self.grpc_port or free_tcp_port(),
             log_file=self.log_dir / f"{self.name}.log", device_id=self.device_id, cpu_port=self.cpu_port,
-            priority_queues=self.priority_queues, pcap_dir=self.log_dir / "pcap" / self.name if self.pcap else None,
+            priority_queues=self.priority_queues, link_bps=self.link_bps, pcap_dir=self.log_dir / "pcap" / self.name if self.pcap else None,
             pid_file=self.pid_dir / f"{self.name}.pid" if self.pid_dir else None, verbose=self.verbose,
             device_config=self.device_config, impairments=self.port_impairments(), owner=self.owner, tls=self.tls,
         )

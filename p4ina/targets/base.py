@@ -79,6 +79,8 @@ class SwitchConfig:
     #: Thrift port (BMv2's admin channel); the embedded target's admin service shares the gRPC port.
     thrift_port: int | None = None
     priority_queues: int = 1
+    #: Port speed the switch's MAC times received PFC pauses with (None: the target's default, 10 Gb/s).
+    link_bps: float | None = None
     pcap_dir: Path | None = None
     pid_file: Path | None = None
     verbose: bool = False
@@ -97,6 +99,8 @@ class SwitchConfig:
                 raise ValueError(f"{self.name}: port {port} out of range 0..510")
         if self.cpu_port is not None and self.cpu_port in self.ports:
             raise ValueError(f"{self.name}: CPU port {self.cpu_port} is also a data port")
+        if self.link_bps is not None and not 0 < self.link_bps < float("inf"):
+            raise ValueError(f"{self.name}: link speed {self.link_bps} bit/s is not positive")
         for port in self.impairments:
             if port not in self.ports:
                 raise ValueError(f"{self.name}: impairment on port {port}, which is not one of its ports")

@@ -46,6 +46,8 @@ class EmbeddedTarget(Target):
             argv += ["--cpu-port", str(config.cpu_port)]
         if config.priority_queues > 1:
             argv += ["--priority-queues", str(config.priority_queues)]
+        if config.link_bps is not None:
+            argv += ["--link-bps", repr(float(config.link_bps))]
         if config.pcap_dir is not None:
             argv += ["--pcap", str(config.pcap_dir)]
         if config.verbose:
