@@ -171,10 +171,29 @@ def innet_time(fabric: Fabric, message_bytes: float, params: Params) -> float:
     rates = [params.link_bytes_per_s / (params.payload_bytes + WIRE_OVERHEAD_BYTES),
              params.window_packets / rtt]
     if params.switch_agg_pps is not None:
-        rates.append(params.switch_agg_pps)
+        rates.append(params.switch_agg_pps / busiest_switch_packets(fabric, params))
     packet_rate = min(rates)
     inflate, tail = _loss_inflation(message_bytes, traversals + 2, params)
     return rtt + packets / packet_rate * inflate + tail
+
+
+def busiest_switch_packets(fabric: Fabric, params: Params) -> int:
+    """Packets the most loaded aggregating switch handles per chunk (one aggregation slot's worth of values).
+
+    A switch with c children receives c DATA packets and sends c RESULT copies; below the root it also sends one
+    partial sum up and receives one RESULT back. A software switch's packet rate is shared by all of these, which is
+    why adding workers under one leaf slows every chunk down even though each host still sends the chunk once."""
+    if fabric.tree_depth == 1:
+        return 2 * fabric.hosts
+    per_leaf = min(fabric.group_hosts, fabric.hosts)
+    leaves = math.ceil(fabric.hosts / per_leaf)
+    levels = [2 * per_leaf + 2]
+    if fabric.tree_depth == 2:
+        levels.append(2 * leaves)
+    else:
+        levels.append(2 * min(leaves, params.switch_radix) + 2)
+        levels.append(2 * math.ceil(leaves / params.switch_radix))
+    return max(levels)
 
 
 def hierarchical_time(fabric: Fabric, message_bytes: float, params: Params) -> float:
@@ -218,6 +237,8 @@ class Measurement:
     hosts: int
     message_bytes: float
     seconds: float
+    #: Leaf-spine hosts per leaf of the emulated fabric when it differs from the model's default (e.g. 2 leaves).
+    hosts_per_leaf: int | None = None
 
 
 @dataclass(frozen=True)
@@ -238,7 +259,7 @@ def _log_grid(lo: float, hi: float, steps: int) -> list[float]:
 
 def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int = 25) -> Calibration:
     """Fit host overhead, switch latency and switch aggregation rate to emulated runs (least mean relative error,
-    coordinate descent over log-spaced grids), and report the per-point error of the fitted model."""
+    coordinate descent over log-spaced grids, then finer multiplicative steps), and report the per-point error of the fitted model."""
     if not measurements:
         raise ValueError("calibration needs at least one measurement")
     grids = {
@@ -248,7 +269,7 @@ def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int =
     }
 
     def error(p: Params) -> float:
-        return sum(abs(_predict(m, p) - m.seconds) / m.seconds for m in measurements) / len(measurements)
+        return sum(abs(predict(m, p) - m.seconds) / m.seconds for m in measurements) / len(measurements)
 
     best = base if base.switch_agg_pps is not None else replace(base, switch_agg_pps=1e6)
     best_err = error(best)
@@ -260,15 +281,32 @@ def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int =
                 err = error(cand)
                 if err < best_err:
                     best, best_err = cand, err
+    # The grid only brackets each value (a factor of ~1.8 apart); shrinking multiplicative steps then settle it.
+    factor = grids["host_overhead_s"][1] / grids["host_overhead_s"][0]
+    for _ in range(12):
+        factor = math.sqrt(factor)
+        improved = True
+        while improved:
+            improved = False
+            for name in CALIBRATED:
+                for scale in (factor, 1 / factor):
+                    change = {name: getattr(best, name) * scale}
+                    cand = replace(best, **change)
+                    err = error(cand)
+                    if err < best_err:
+                        best, best_err, improved = cand, err, True
     points = [
-        {**asdict(m), "predicted": _predict(m, best), "rel_error": (_predict(m, best) - m.seconds) / m.seconds}
+        {**asdict(m), "predicted": predict(m, best), "rel_error": (predict(m, best) - m.seconds) / m.seconds}
         for m in measurements
     ]
     fitted = {name: float(getattr(best, name)) for name in CALIBRATED}
     return Calibration(best, fitted, best_err, points)
 
 
-def _predict(m: Measurement, params: Params) -> float:
+def predict(m: Measurement, params: Params) -> float:
+    """The model's time for one measured run, on a fabric shaped like the one it ran on."""
+    if m.hosts_per_leaf is not None:
+        params = replace(params, hosts_per_leaf=m.hosts_per_leaf)
     return allreduce_time(m.algorithm, m.topology, m.hosts, m.message_bytes, params)
 
 

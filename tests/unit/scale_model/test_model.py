@@ -16,8 +16,10 @@ from bench.scale.model import (
     Measurement,
     Params,
     allreduce_time,
+    busiest_switch_packets,
     calibrate,
     fabric_for,
+    predict,
 )
 
 NO_LATENCY = Params(host_overhead_s=0.0, switch_latency_s=0.0)
@@ -117,3 +119,37 @@ def test_cli_writes_every_combination(tmp_path, capsys) -> None:
     assert len(out["rows"]) == 2 * len(TOPOLOGIES) * len(ALGORITHMS)
     assert (tmp_path / "model.png").stat().st_size > 0
     assert json.loads((tmp_path / "model.json").read_text())["rows"] == out["rows"]
+
+
+def test_software_switch_shares_its_rate_among_the_packets_of_a_chunk() -> None:
+    # 2 leaves under one spine: a leaf with c workers handles c DATA + 1 up + 1 RESULT in + c RESULT copies.
+    slow = Params(host_overhead_s=0.0, switch_latency_s=0.0, switch_agg_pps=1000.0, window_packets=10**6)
+    assert busiest_switch_packets(fabric_for("leafspine", 2, replace(slow, hosts_per_leaf=1)), slow) == 4
+    assert busiest_switch_packets(fabric_for("leafspine", 8, replace(slow, hosts_per_leaf=4)), slow) == 10
+    assert busiest_switch_packets(fabric_for("leafspine", 8, slow), slow) == 16  # one leaf: 8 in, 8 out
+    size = 256 * 1024.0
+    two = predict(Measurement("innet", "leafspine", 2, size, 1.0, hosts_per_leaf=1), slow)
+    eight = predict(Measurement("innet", "leafspine", 8, size, 1.0, hosts_per_leaf=4), slow)
+    assert two == pytest.approx(256 * 4 / 1000.0, rel=1e-3)
+    assert eight / two == pytest.approx(10 / 4, rel=1e-3)
+
+
+def test_hardware_switch_at_line_rate_ignores_the_packet_work() -> None:
+    # switch_agg_pps=None is a hardware pipeline: the time no longer depends on how many children a switch has.
+    p = replace(NO_LATENCY, hosts_per_leaf=1)
+    wide = replace(NO_LATENCY, hosts_per_leaf=64)
+    size = 64 * 2**20
+    assert allreduce_time("innet", "leafspine", 64, size, p) == pytest.approx(
+        allreduce_time("innet", "leafspine", 64, size, wide), rel=1e-3)
+
+
+def test_calibration_recovers_a_software_switch_from_two_worker_runs() -> None:
+    truth = Params(link_gbps=10.0, payload_bytes=256, window_packets=64, host_overhead_s=2e-4,
+                   switch_latency_s=5e-5, switch_agg_pps=6000.0)
+    runs = [Measurement(alg, "leafspine", 2, size, predict(Measurement(alg, "leafspine", 2, size, 1.0,
+                                                                       hosts_per_leaf=1), truth), hosts_per_leaf=1)
+            for alg in ("innet", "ring") for size in (16384.0, 131072.0)]
+    cal = calibrate(runs, replace(truth, host_overhead_s=1e-6, switch_latency_s=1e-6, switch_agg_pps=1e6))
+    assert cal.mean_abs_rel_error < 0.05
+    eight = Measurement("innet", "leafspine", 8, 131072.0, 1.0, hosts_per_leaf=4)
+    assert predict(eight, cal.params) == pytest.approx(predict(eight, truth), rel=0.1)
