@@ -3,9 +3,7 @@
 collectives, the controller rebuilds the tree on the other spine, and the next all-reduce is still exact.
 Recovery time (detection to the last write) is printed for the report; it is not asserted.
 
-A root that dies in the middle of a collective is not covered: when its RESULT for a slot reached one leaf but
-not the other, the first leaf's workers move on and nobody resends that leaf's partial sum for the old round, so
-the new root waits for it forever (see the report to the data-plane owner)."""
+A root that dies in the middle of a collective is covered by tests/target/test_controller_rebuild_inflight.py."""
 
 from __future__ import annotations
 
