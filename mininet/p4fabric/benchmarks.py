@@ -12,11 +12,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.scale.model import Measurement, Params, calibrate, predict
+from hostagent.protocol import ELEMENT_SIZE, FMT_INT32, values_len
 from p4fabric.faults import build_plan
 from p4fabric.report import RunReport
 from p4fabric.runner import Runner, RunOptions
 
 TOPO = "leafspine,2,2,2"
+#: Workers per calibration run; the model is fitted on the first count and predicts the others.
+CALIBRATION_WORKERS = (2, 4, 8)
+#: How close (relative) a prediction must come to the measured time to count as reproduced (issue 12).
+CALIBRATION_TOLERANCE = 0.25
+#: The model's modes under the names `RunReport.mode` uses.
+_MODEL_MODES = {"innet": "in-network", "ring": "ring"}
 
 
 def unavailable() -> str | None:
@@ -31,8 +39,54 @@ def unavailable() -> str | None:
     return None
 
 
-def _run(out: Path, **options: Any) -> RunReport:
-    return Runner(RunOptions(topo=TOPO, out=out, show_progress=False, **options), log=lambda _text: None).run()
+def _run(out: Path, topo: str = TOPO, **options: Any) -> RunReport:
+    return Runner(RunOptions(topo=topo, out=out, show_progress=False, **options), log=lambda _text: None).run()
+
+
+def emulation_params(slots: int = 64, fmt: int = FMT_INT32) -> Params:
+    """The model's fixed knobs for the emulated fabric: what the runner configures, not fitted.
+
+    Packets carry one slot's values, each worker keeps `slots` chunks in flight, and the veths are not
+    rate-limited (10 Gbit/s stands in for 'not the bottleneck'); the free parameters are left to `calibrate`."""
+    return Params(link_gbps=10.0, payload_bytes=values_len(fmt), window_packets=slots)
+
+
+def calibration_runs(base: Path, sizes: list[int], count: int) -> list[Measurement]:
+    """Leaf-spine runs with 2 leaves, 1 spine and N/2 workers per leaf, in-network and ring, one point per mode."""
+    points: list[Measurement] = []
+    for workers in CALIBRATION_WORKERS:
+        per_leaf = workers // 2
+        topo = f"leafspine,2,1,{per_leaf}"
+        for size in sizes:
+            report = _run(base / f"cal-{workers}-{size}", topo=topo, size=size, count=count,
+                          modes=tuple(_MODEL_MODES))
+            for model_mode, name in _MODEL_MODES.items():
+                summary = report.mode(name)
+                if summary is None or summary.median_seconds <= 0:
+                    raise RuntimeError(f"calibration run {topo} size {size} has no {name} time")
+                points.append(Measurement(model_mode, "leafspine", workers, float(size * ELEMENT_SIZE[FMT_INT32]),
+                                          summary.median_seconds, hosts_per_leaf=per_leaf))
+    return points
+
+
+def calibration_report(points: list[Measurement], params: Params) -> dict[str, Any]:
+    """Fit on the smallest worker count, predict every point, and say which predictions are within tolerance."""
+    fit_on = [m for m in points if m.hosts == CALIBRATION_WORKERS[0]]
+    cal = calibrate(fit_on, params)
+    rows: list[dict[str, Any]] = []
+    for m in points:
+        predicted = predict(m, cal.params)
+        error = (predicted - m.seconds) / m.seconds
+        rows.append({"algorithm": m.algorithm, "workers": m.hosts, "bytes": m.message_bytes,
+                     "measured_s": m.seconds, "predicted_s": predicted, "rel_error": error,
+                     "fitted_on": m.hosts == CALIBRATION_WORKERS[0],
+                     "within_tolerance": abs(error) <= CALIBRATION_TOLERANCE})
+    held_out = [r for r in rows if not r["fitted_on"]]
+    return {"fitted": cal.fitted, "fit_mean_abs_rel_error": cal.mean_abs_rel_error,
+            "tolerance": CALIBRATION_TOLERANCE, "points": rows,
+            "held_out_within_tolerance": sum(r["within_tolerance"] for r in held_out),
+            "held_out_points": len(held_out),
+            "held_out_max_abs_rel_error": max((abs(r["rel_error"]) for r in held_out), default=0.0)}
 
 
 def _mode(report: RunReport, name: str) -> dict[str, Any]:
@@ -78,6 +132,8 @@ def run(quick: bool) -> dict[str, Any]:
             "step_seconds": innet.step_seconds if innet is not None else [],
             "recovery_ms": recovery_ms, "fired": report.faults.get("fired", []),
         }
+        cal_sizes = [4096, 32768] if quick else [4096, 32768, 262144]
+        data["calibration"] = calibration_report(calibration_runs(base, cal_sizes, count), emulation_params())
     first_innet = comparison[0]["in_network"]
     first_ring = comparison[0]["ring"]
     data["summary"] = {
@@ -86,6 +142,8 @@ def run(quick: bool) -> dict[str, Any]:
         "ring_ms": round(1000 * float(first_ring.get("median_seconds", 0.0)), 1),
         "loss_2pct_exact": next((p["exact"] for p in sweep if p["loss_percent"] == 2.0), None),
         "recovery_ms": recovery_ms[0] if recovery_ms else None,
+        "model_held_out_within_25pct": (f"{data['calibration']['held_out_within_tolerance']}"
+                                        f"/{data['calibration']['held_out_points']}"),
         "seconds": round(time.perf_counter() - started, 1),
     }
     return data
