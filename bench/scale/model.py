@@ -12,6 +12,7 @@ free parameters (host overhead per message, switch latency, switch aggregation r
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -257,7 +258,8 @@ def _log_grid(lo: float, hi: float, steps: int) -> list[float]:
     return [lo * (hi / lo) ** (i / (steps - 1)) for i in range(steps)]
 
 
-def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int = 25) -> Calibration:
+def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int = 25,
+              free: Sequence[str] = CALIBRATED) -> Calibration:
     """Fit host overhead, switch latency and switch aggregation rate to emulated runs (least mean relative error,
     coordinate descent over log-spaced grids, then finer multiplicative steps), and report the per-point error of the fitted model."""
     if not measurements:
@@ -266,15 +268,27 @@ def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int =
         "host_overhead_s": _log_grid(1e-7, 1e-1, steps),
         "switch_latency_s": _log_grid(1e-8, 1e-1, steps),
         "switch_agg_pps": _log_grid(1e2, 1e9, steps),
+        "link_gbps": _log_grid(1e-3, 1e3, steps),  # free only where the links' rate is unknown (software fabrics)
     }
+    unknown = [name for name in free if name not in grids]
+    if unknown or not free:
+        raise ValueError(f"cannot calibrate {', '.join(unknown) or '(nothing)'}; choose from {', '.join(grids)}")
 
     def error(p: Params) -> float:
         return sum(abs(predict(m, p) - m.seconds) / m.seconds for m in measurements) / len(measurements)
 
     best = base if base.switch_agg_pps is not None else replace(base, switch_agg_pps=1e6)
     best_err = error(best)
+    # A coarse joint grid first: the terms trade off against each other (host overhead appears in both the ring's
+    # steps and the in-network round trip), so descending one coordinate at a time from one start can stall.
+    coarse = {name: grids[name][:: max(1, (steps - 1) // 6)] for name in free}
+    for values in itertools.product(*(coarse[name] for name in free)):
+        cand = replace(best, **dict(zip(free, values, strict=True)))
+        err = error(cand)
+        if err < best_err:
+            best, best_err = cand, err
     for _ in range(4):  # a few sweeps of coordinate descent settle on these smooth, monotone terms
-        for name in CALIBRATED:
+        for name in free:
             for value in grids[name]:
                 change: dict[str, Any] = {name: value}
                 cand = replace(best, **change)
@@ -288,9 +302,10 @@ def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int =
         improved = True
         while improved:
             improved = False
-            for name in CALIBRATED:
+            for name in free:
                 for scale in (factor, 1 / factor):
-                    change = {name: getattr(best, name) * scale}
+                    value = min(max(getattr(best, name) * scale, grids[name][0]), grids[name][-1])
+                    change = {name: value}
                     cand = replace(best, **change)
                     err = error(cand)
                     if err < best_err:
@@ -299,7 +314,7 @@ def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int =
         {**asdict(m), "predicted": predict(m, best), "rel_error": (predict(m, best) - m.seconds) / m.seconds}
         for m in measurements
     ]
-    fitted = {name: float(getattr(best, name)) for name in CALIBRATED}
+    fitted = {name: float(getattr(best, name)) for name in free}
     return Calibration(best, fitted, best_err, points)
 
 

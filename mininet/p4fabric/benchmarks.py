@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.scale.model import Measurement, Params, calibrate, predict
+from bench.scale.model import CALIBRATED, Measurement, Params, calibrate, predict
 from hostagent.protocol import ELEMENT_SIZE, FMT_INT32, values_len
 from p4fabric.faults import build_plan
 from p4fabric.report import RunReport
@@ -23,6 +23,9 @@ TOPO = "leafspine,2,2,2"
 CALIBRATION_WORKERS = (2, 4, 8)
 #: How close (relative) a prediction must come to the measured time to count as reproduced (issue 12).
 CALIBRATION_TOLERANCE = 0.25
+#: The veths carry no rate limit, so the links' effective rate (host stacks, switches forwarding ring packets) is
+#: fitted along with the model's per-message and per-packet costs.
+CALIBRATED_PARAMS = (*CALIBRATED, "link_gbps")
 #: The model's modes under the names `RunReport.mode` uses.
 _MODEL_MODES = {"innet": "in-network", "ring": "ring"}
 
@@ -47,11 +50,12 @@ def emulation_params(slots: int = 64, fmt: int = FMT_INT32) -> Params:
     """The model's fixed knobs for the emulated fabric: what the runner configures, not fitted.
 
     Packets carry one slot's values, each worker keeps `slots` chunks in flight, and the veths are not
-    rate-limited (10 Gbit/s stands in for 'not the bottleneck'); the free parameters are left to `calibrate`."""
+    rate-limited, so the link rate is only a starting point for `calibrate`, like the other free parameters."""
     return Params(link_gbps=10.0, payload_bytes=values_len(fmt), window_packets=slots)
 
 
-def calibration_runs(base: Path, sizes: list[int], count: int) -> list[Measurement]:
+def calibration_runs(base: Path, sizes: list[int], count: int,
+                     retransmissions: dict[tuple[str, int, float], int] | None = None) -> list[Measurement]:
     """Leaf-spine runs with 2 leaves, 1 spine and N/2 workers per leaf, in-network and ring, one point per mode."""
     points: list[Measurement] = []
     for workers in CALIBRATION_WORKERS:
@@ -64,15 +68,19 @@ def calibration_runs(base: Path, sizes: list[int], count: int) -> list[Measureme
                 summary = report.mode(name)
                 if summary is None or summary.median_seconds <= 0:
                     raise RuntimeError(f"calibration run {topo} size {size} has no {name} time")
+                if retransmissions is not None:
+                    retransmissions[(model_mode, workers, float(size * ELEMENT_SIZE[FMT_INT32]))] = \
+                        summary.retransmissions
                 points.append(Measurement(model_mode, "leafspine", workers, float(size * ELEMENT_SIZE[FMT_INT32]),
                                           summary.median_seconds, hosts_per_leaf=per_leaf))
     return points
 
 
-def calibration_report(points: list[Measurement], params: Params) -> dict[str, Any]:
+def calibration_report(points: list[Measurement], params: Params,
+                       retransmissions: dict[tuple[str, int, float], int] | None = None) -> dict[str, Any]:
     """Fit on the smallest worker count, predict every point, and say which predictions are within tolerance."""
     fit_on = [m for m in points if m.hosts == CALIBRATION_WORKERS[0]]
-    cal = calibrate(fit_on, params)
+    cal = calibrate(fit_on, params, free=CALIBRATED_PARAMS)
     rows: list[dict[str, Any]] = []
     for m in points:
         predicted = predict(m, cal.params)
@@ -80,7 +88,8 @@ def calibration_report(points: list[Measurement], params: Params) -> dict[str, A
         rows.append({"algorithm": m.algorithm, "workers": m.hosts, "bytes": m.message_bytes,
                      "measured_s": m.seconds, "predicted_s": predicted, "rel_error": error,
                      "fitted_on": m.hosts == CALIBRATION_WORKERS[0],
-                     "within_tolerance": abs(error) <= CALIBRATION_TOLERANCE})
+                     "within_tolerance": abs(error) <= CALIBRATION_TOLERANCE,
+                     "retransmissions": (retransmissions or {}).get((m.algorithm, m.hosts, m.message_bytes))})
     held_out = [r for r in rows if not r["fitted_on"]]
     return {"fitted": cal.fitted, "fit_mean_abs_rel_error": cal.mean_abs_rel_error,
             "tolerance": CALIBRATION_TOLERANCE, "points": rows,
@@ -133,7 +142,9 @@ def run(quick: bool) -> dict[str, Any]:
             "recovery_ms": recovery_ms, "fired": report.faults.get("fired", []),
         }
         cal_sizes = [4096, 32768] if quick else [4096, 32768, 262144]
-        data["calibration"] = calibration_report(calibration_runs(base, cal_sizes, count), emulation_params())
+        retx: dict[tuple[str, int, float], int] = {}
+        points = calibration_runs(base, cal_sizes, count, retx)
+        data["calibration"] = calibration_report(points, emulation_params(), retx)
     first_innet = comparison[0]["in_network"]
     first_ring = comparison[0]["ring"]
     data["summary"] = {

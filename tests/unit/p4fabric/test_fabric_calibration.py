@@ -11,7 +11,7 @@ from bench.scale.model import Measurement, predict
 
 
 def _points(truth_scale: dict[int, float]) -> list[Measurement]:
-    truth = replace(emulation_params(), host_overhead_s=3e-4, switch_latency_s=4e-5, switch_agg_pps=5000.0)
+    truth = replace(emulation_params(), link_gbps=0.02, host_overhead_s=3e-4, switch_latency_s=4e-5, switch_agg_pps=5000.0)
     points = []
     for workers in CALIBRATION_WORKERS:
         for alg in ("innet", "ring"):
