@@ -283,7 +283,8 @@ def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int =
     # steps and the in-network round trip), so descending one coordinate at a time from one start can stall.
     coarse = {name: grids[name][:: max(1, (steps - 1) // 6)] for name in free}
     for values in itertools.product(*(coarse[name] for name in free)):
-        cand = replace(best, **dict(zip(free, values, strict=True)))
+        joint: dict[str, Any] = dict(zip(free, values, strict=True))
+        cand = replace(best, **joint)
         err = error(cand)
         if err < best_err:
             best, best_err = cand, err
