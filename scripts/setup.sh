@@ -48,9 +48,9 @@ for pkg in mininet simgrid; do
 done
 echo "$(cd "$sysdeb" && pwd)" > "$site/zz-p4ina-debian.pth"
 
-# The project's own packages by plain path entries (the repository root, and mininet/ for p4fabric), ahead of any
-# folder pytest prepends: a test folder named like a package (tests/unit/controller) can then never shadow it,
-# because a regular package anywhere on sys.path wins over a namespace folder.
+# The project's own packages by plain path entries (the repository root, and mininet/ for p4fabric). A test folder
+# named like a package (tests/unit/controller), which pytest may prepend to sys.path, can then never shadow it: a
+# regular package anywhere on sys.path wins over a folder without __init__.py, wherever that folder stands.
 printf '%s\n%s\n' "$(pwd)" "$(pwd)/mininet" > "$site/p4ina-source.pth"
 
 "$VENV/bin/python" - <<'PY'
