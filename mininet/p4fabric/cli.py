@@ -72,6 +72,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="give up on a mode when a step takes longer than this")
     parser.add_argument("--retx-timeout", type=float, default=0.5, metavar="S",
                         help="workers' first retransmission timeout (doubles on each retry)")
+    parser.add_argument("--retx-min", type=float, default=0.01, metavar="S",
+                        help="floor of the workers' adaptive retransmission timeout (raise it on a loaded fabric)")
     parser.add_argument("--tls", action="store_true",
                         help="P4Runtime over mutual TLS: a throwaway CA and certificates in DIR/pki, the controller "
                              "connects with its certificate (topology file's tls section)")
@@ -122,7 +124,7 @@ def _run(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], plan: A
                          modes=modes, workers=args.workers, slots=args.slots, fmt=args.fmt, seed=args.seed,
                          bw=args.bw, faults=plan, program=args.program or DEFAULT_PROGRAM, pcap=args.pcap,
                          verbose=args.verbose, cli=cli, step_timeout=args.step_timeout,
-                         retx_timeout=args.retx_timeout, show_progress=True, tls=args.tls,
+                         retx_timeout=args.retx_timeout, retx_min=args.retx_min, show_progress=True, tls=args.tls,
                          priority_queues=args.priority_queues)
     try:
         report = Runner(options).run()

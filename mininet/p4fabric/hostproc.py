@@ -86,7 +86,7 @@ def run_innet(args: argparse.Namespace, out: Output) -> dict[str, Any]:
                           udp_port=args.udp_port)
     worker = Worker(args.job, args.rank, n_workers=args.world, transport=transport, child=args.child,
                     pool_size=args.pool, fmt=args.fmt, endpoints=endpoints, timeout=args.timeout,
-                    max_retries=args.max_retries, scale_exp=args.scale)
+                    max_retries=args.max_retries, scale_exp=args.scale, min_timeout=args.min_timeout)
     try:
         result = run_steps(worker.allreduce, args, out)
     finally:
@@ -128,7 +128,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--switch-ip", default="")
     parser.add_argument("--switch-mac", default="")
     parser.add_argument("--udp-port", type=int, default=0xBEE0)
-    parser.add_argument("--timeout", type=float, default=0.05)
+    parser.add_argument("--timeout", type=float, default=0.05, help="first retransmission timeout (s)")
+    parser.add_argument("--min-timeout", type=float, default=0.01,
+                        help="floor of the adaptive retransmission timeout (s)")
     parser.add_argument("--max-retries", type=int, default=200)
     parser.add_argument("--peers", default="", help="ring: every rank's IPv4 address, in rank order")
     parser.add_argument("--ring-timeout", type=float, default=120.0)

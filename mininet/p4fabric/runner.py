@@ -50,6 +50,9 @@ class RunOptions:
     cli: bool = False
     step_timeout: float = 600.0
     retx_timeout: float = 0.5
+    #: Floor of the workers' adaptive retransmission timeout. On a loaded software fabric a chunk's round trip waits
+    #: for the slowest worker's contribution, so a floor well above the typical round trip avoids spurious resends.
+    retx_min: float = 0.01
     show_progress: bool = True
     #: Serve P4Runtime over mutual TLS with a throwaway PKI in `out/pki`; the controller connects with its certificate.
     tls: bool = False
@@ -222,7 +225,8 @@ class Runner:
         switch_ip, switch_mac = self.ctl.switch_address(info["switch"])
         return [*argv, "--mac", node.MAC(), "--job", str(self.job.job_id), "--child", str(info["child_index"]),
                 "--pool", str(self.job.slots), "--fmt", opts.fmt, "--switch-ip", switch_ip,
-                "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}", "--scale", str(self.job.scale)]
+                "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}",
+                "--min-timeout", f"{opts.retx_min:g}", "--scale", str(self.job.scale)]
 
     def _wait(self, name: str, procs: dict[str, Any], outputs: dict[str, Path]) -> None:
         opts = self.opts
