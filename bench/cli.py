@@ -1,6 +1,7 @@
-"""`p4ina bench [--quick] --out DIR`: run the benchmark modules, write one JSON file each plus a summary, and print
-a table. A benchmark module exposes `run(quick: bool) -> dict` (JSON-serialisable), a one-line docstring, and
-optionally `unavailable() -> str | None` (why it cannot run on this machine)."""
+"""`p4ina bench [--quick] --out DIR`: run the benchmark modules, write one JSON file each, PNG figures
+(`bench.plots`) and a summary, and print a table. A benchmark module exposes `run(quick: bool) -> dict`
+(JSON-serialisable), a one-line docstring, and optionally `unavailable() -> str | None` (why it cannot run on this
+machine)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def discover(package: str = "bench", extra: tuple[str, ...] = EXTRA_MODULES) -> 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("bench", help="run the benchmarks, write JSON results and print a table",
                                    description=__doc__)
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the JSON results")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="folder for the JSON results and plots")
     parser.add_argument("--quick", action="store_true", help="short runs (CI, smoke tests)")
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="run only this benchmark (module name without 'bench.'); repeatable")
@@ -106,8 +108,9 @@ def run_benchmarks(modules: Sequence[str], *, out_dir: Path, quick: bool) -> dic
             continue
         path = out_dir / f"{name}.json"
         path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
-        results.append({**entry, "status": "ok", "file": str(path), "seconds": round(time.perf_counter() - started, 3),
-                        "headline": headline(data), "description": _first_line(module.__doc__)})
+        seconds = round(time.perf_counter() - started, 3)
+        results.append({**entry, "status": "ok", "file": str(path), "seconds": seconds, "headline": headline(data),
+                        "description": _first_line(module.__doc__), "plots": _plots(out_dir, name, data)})
     summary = {
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "quick": quick,
@@ -117,6 +120,16 @@ def run_benchmarks(modules: Sequence[str], *, out_dir: Path, quick: bool) -> dic
     }
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n")
     return summary
+
+
+def _plots(out_dir: Path, name: str, data: dict[str, Any]) -> list[str]:
+    """PNG figures of one benchmark, drawn once its JSON is safely written (`bench.plots` skips, never raises)."""
+    try:
+        from bench.plots import plot_all
+    except ImportError as exc:  # matplotlib missing: the JSON results stand on their own
+        print(f"p4ina bench: no plots ({exc})", file=sys.stderr)
+        return []
+    return [str(p) for p in plot_all(out_dir, {name: data})]
 
 
 def headline(data: dict[str, Any], limit: int = 6) -> dict[str, Any]:
