@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from bench.scale import emulation
+
 ALGORITHMS = ("ring", "tree", "innet", "hierarchical")
 TOPOLOGIES = ("fattree", "leafspine", "dragonfly", "torus")
 
@@ -42,6 +44,14 @@ class Params:
     topology_aware_ranks: bool = True  # rings ordered leaf by leaf (controller.ranks) or not
     failure_rate_per_switch_hour: float = 0.0
     recovery_s: float = 0.0  # time to rebuild a tree after a switch failure
+    # Software fabrics (bench/scale/emulation.py): CPU cores shared by every switch and host process; None for
+    # dedicated hardware, where the terms below do not apply.
+    cores: float | None = None
+    switch_op_cpu_s: float = 0.0  # CPU a software switch spends per packet it receives or sends
+    host_op_cpu_s: float = 0.0  # CPU a host agent spends per aggregation packet it sends or receives
+    wake_s: float = 0.0  # scheduling wait per process crossed, per runnable process per core
+    tcp_mss_bytes: int = 1448  # the host ring's TCP segments (1500-byte MTU)
+    acks_per_segment: float = 0.5  # delayed ACKs
 
     @property
     def link_bytes_per_s(self) -> float:
@@ -111,9 +121,11 @@ def fabric_for(topology: str, hosts: int, params: Params) -> Fabric:
 
 
 def _ring_hops(hosts: int, group1: int, group2: int) -> float:
-    """Average switch traversals per ring edge when ranks are ordered group by group (1, 3 or 5 switches)."""
-    crossings1 = max(0, math.ceil(hosts / group1) - 1)
-    crossings2 = max(0, math.ceil(hosts / group2) - 1)
+    """Average switch traversals per ring edge when ranks are ordered group by group (1, 3 or 5 switches). The ring
+    is a cycle: with g > 1 groups it leaves each group once, so g edges cross (the last one wraps around)."""
+    groups1, groups2 = math.ceil(hosts / group1), math.ceil(hosts / group2)
+    crossings1 = groups1 if groups1 > 1 else 0
+    crossings2 = groups2 if groups2 > 1 else 0
     long_edges = crossings2
     mid_edges = crossings1 - crossings2
     short_edges = hosts - crossings1
@@ -150,7 +162,10 @@ def ring_time(fabric: Fabric, message_bytes: float, params: Params) -> float:
     per_step_bw = params.link_bytes_per_s / fabric.ring_contention
     inflate, tail = _loss_inflation(chunk, fabric.host_to_host_hops + 1, params)
     step = _step_latency(fabric.host_to_host_hops, params) + _wire_bytes(chunk, params) / per_step_bw * inflate
-    return 2 * (n - 1) * (step + tail)
+    t = 2 * (n - 1) * (step + tail)
+    if params.cores is not None:  # a software fabric: the switches' CPU, not the links, is the bottleneck
+        t = max(t, emulation.ring_cpu_time(fabric, message_bytes, params) * inflate + 2 * (n - 1) * tail)
+    return t
 
 
 def tree_time(fabric: Fabric, message_bytes: float, params: Params) -> float:
@@ -175,7 +190,10 @@ def innet_time(fabric: Fabric, message_bytes: float, params: Params) -> float:
         rates.append(params.switch_agg_pps / busiest_switch_packets(fabric, params))
     packet_rate = min(rates)
     inflate, tail = _loss_inflation(message_bytes, traversals + 2, params)
-    return rtt + packets / packet_rate * inflate + tail
+    t = rtt + packets / packet_rate * inflate + tail
+    if params.cores is not None:  # a software fabric: the processes' shared CPU decides
+        t = max(t, emulation.innet_cpu_time(fabric, packets, params) * inflate + tail)
+    return t
 
 
 def busiest_switch_packets(fabric: Fabric, params: Params) -> int:
@@ -269,6 +287,9 @@ def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int =
         "switch_latency_s": _log_grid(1e-8, 1e-1, steps),
         "switch_agg_pps": _log_grid(1e2, 1e9, steps),
         "link_gbps": _log_grid(1e-3, 1e3, steps),  # free only where the links' rate is unknown (software fabrics)
+        "switch_op_cpu_s": _log_grid(1e-7, 1e-2, steps),  # software fabrics (Params.cores set)
+        "host_op_cpu_s": _log_grid(1e-7, 1e-2, steps),
+        "wake_s": _log_grid(1e-7, 1e-1, steps),
     }
     unknown = [name for name in free if name not in grids]
     if unknown or not free:
@@ -277,7 +298,7 @@ def calibrate(measurements: Sequence[Measurement], base: Params, *, steps: int =
     def error(p: Params) -> float:
         return sum(abs(predict(m, p) - m.seconds) / m.seconds for m in measurements) / len(measurements)
 
-    best = base if base.switch_agg_pps is not None else replace(base, switch_agg_pps=1e6)
+    best = base if base.switch_agg_pps is not None or "switch_agg_pps" not in free else replace(base, switch_agg_pps=1e6)
     best_err = error(best)
     # A coarse joint grid first: the terms trade off against each other (host overhead appears in both the ring's
     # steps and the in-network round trip), so descending one coordinate at a time from one start can stall.

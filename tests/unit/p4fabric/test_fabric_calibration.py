@@ -1,37 +1,71 @@
-"""The fabric benchmark's calibration fits on 2-worker runs only and judges every other point honestly."""
+"""The fabric benchmark's calibration: the software-fabric model is fitted to every measured point, judged per
+point, and cross-checked on worker counts it did not see; the sweep's bookkeeping is right."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
-from p4fabric.benchmarks import CALIBRATION_WORKERS, calibration_report, emulation_params
+from p4fabric.calibration_bench import FREE, calibration_report, emulation_params, measurement
+from p4fabric.report import ModeSummary, RunReport
+from p4fabric.sweep_bench import link_bytes, mode_row, ratios, ring_host_link_factor, topo_for
 
-from bench.scale.model import Measurement, predict
+from bench.scale.model import predict
+
+TRUTH = replace(emulation_params(cores=2), switch_op_cpu_s=70e-6, host_op_cpu_s=180e-6, wake_s=2e-4)
 
 
-def _points(truth_scale: dict[int, float]) -> list[Measurement]:
-    truth = replace(emulation_params(), link_gbps=0.02, host_overhead_s=3e-4, switch_latency_s=4e-5, switch_agg_pps=5000.0)
+def _points(slowdown: dict[int, float]) -> list:
     points = []
-    for workers in CALIBRATION_WORKERS:
-        for alg in ("innet", "ring"):
-            for size in (16384.0, 131072.0):
-                shape = Measurement(alg, "leafspine", workers, size, 1.0, hosts_per_leaf=workers // 2)
-                points.append(replace(shape, seconds=predict(shape, truth) * truth_scale.get(workers, 1.0)))
+    for workers in (2, 4, 8):
+        for mode in ("in-network", "ring"):
+            for elements in (4096, 32768):
+                shape = measurement(mode, workers, elements, 1.0)
+                points.append(replace(shape, seconds=predict(shape, TRUTH) * slowdown.get(workers, 1.0)))
     return points
 
 
-def test_a_fabric_that_follows_the_model_is_predicted_within_tolerance() -> None:
-    report = calibration_report(_points({}), emulation_params())
-    assert report["held_out_points"] == 8
-    assert report["held_out_within_tolerance"] == 8
-    assert sum(p["fitted_on"] for p in report["points"]) == 4
-    assert report["fitted"]["switch_agg_pps"] == pytest.approx(5000.0, rel=0.1)
+def test_a_fabric_that_follows_the_model_is_reproduced_and_its_parameters_recovered() -> None:
+    report = calibration_report(_points({}), emulation_params(cores=2))
+    assert report["judged_workers"] == [4, 8]
+    assert report["within_tolerance"] == report["judged_points"] == 8
+    assert report["mean_abs_rel_error"] < 0.02
+    assert report["fitted"]["switch_op_cpu_s"] == pytest.approx(70e-6, rel=0.1)
+    assert report["fitted"]["host_op_cpu_s"] == pytest.approx(180e-6, rel=0.1)
+    assert set(report["fitted"]) == set(FREE)
+    assert report["cross_validation"]["within_tolerance"] == report["cross_validation"]["judged_points"] == 12
+    assert report["from_smallest"]["fitted_on_workers"] == 2
 
 
-def test_held_out_points_that_disagree_are_reported_as_misses() -> None:
-    report = calibration_report(_points({8: 1.5}), emulation_params())
-    misses = [p for p in report["points"] if not p["within_tolerance"]]
-    assert {p["workers"] for p in misses} == {8}
-    assert len(misses) == 4
-    assert report["held_out_max_abs_rel_error"] > 0.25
+def test_a_worker_count_that_disagrees_shows_up_as_misses() -> None:
+    report = calibration_report(_points({8: 1.8}), emulation_params(cores=2))
+    cross = report["cross_validation"]["points"]
+    misses = {p["workers"] for p in cross if not p["within_tolerance"]}
+    assert 8 in misses
+    assert report["from_smallest"]["max_abs_rel_error"] > 0.25
+
+
+def test_more_workers_cost_more_on_a_software_fabric() -> None:
+    t = [predict(measurement("in-network", n, 32768, 1.0), TRUTH) for n in (2, 4, 8)]
+    assert t[0] < t[1] < t[2]
+    hardware = replace(TRUTH, cores=None)
+    assert predict(measurement("in-network", 8, 32768, 1.0), hardware) < t[0] / 10
+
+
+def test_sweep_bookkeeping() -> None:
+    assert topo_for(8) == "leafspine,2,1,4"
+    with pytest.raises(ValueError, match="even worker count"):
+        topo_for(3)
+    assert ring_host_link_factor(4) == pytest.approx(3.0)
+    report = RunReport(topology="t", target="embedded", size=1024, count=1, workers=["h1", "h2"])
+    report.link_bytes = {"h1-leaf1": {"ring": 100, "in-network": 40, "in-network int8": 20},
+                         "h2-leaf2": {"ring": 300, "in-network": 60, "in-network int8": 30},
+                         "leaf1-spine1": {"ring": 1000, "in-network": 10}}
+    assert link_bytes(report, "ring") == {"bytes_per_host_link": 200.0, "bytes_per_switch_link": 1000.0}
+    rows = []
+    for mode, seconds in (("in-network", 2.0), ("ring", 1.0), ("in-network int8", 1.5)):
+        summary = ModeSummary(mode, 1, [seconds], seconds, 0.1, True, 0, 0, 0)
+        rows.append(mode_row(report, summary, 2))
+    assert rows[0]["host_link_bytes_per_tensor_byte"] == pytest.approx(50.0 / 4096)
+    assert ratios(rows, 2, 1024) == pytest.approx({"ring_over_in_network_time": 0.5, "int8_over_int32_time": 0.75,
+                                                   "int8_over_int32_host_link_bytes": 0.5})
