@@ -103,7 +103,8 @@ _SWITCH_LABELS = {"l3_forward_file": "L3 forward\nfile mode", "aggregate_file": 
 @figure("switch_pps")
 def switch_pps(data: dict[str, Any]) -> Figure | None:
     """Packets/s per program and mode: wall-clock and CPU-time rates, with the BMv2 reference."""
-    runs = [(k, v) for k, v in data.items() if isinstance(v, dict) and _num(v.get("pps")) is not None]
+    runs = [(k, v) for k, v in data.items()
+            if k != "summary" and isinstance(v, dict) and _num(v.get("pps")) is not None]
     if not runs:
         return None
     fig, (ax,) = _new(1, 7.0)
@@ -260,44 +261,50 @@ def _sweep_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 @figure("benchmarks", "sweep")
 def fabric_sweep(data: dict[str, Any]) -> Figure | None:
-    """Time and goodput vs size (one line per mode, at the largest worker count), and time vs workers."""
+    """Time and goodput vs size (one line per mode, at the largest worker count); time and bytes per host link vs
+    workers (at the largest size), the latter against the ring's 2(N-1)/N."""
     rows = [r for r in _sweep_rows(data) if isinstance(r.get("mode"), str)]
-    if not rows:
-        return None
-    modes = sorted({r["mode"] for r in rows})
     workers = [w for r in rows if (w := _num(r.get("workers"))) is not None]
     sizes = [b for r in rows if (b := _num(r.get("bytes"))) is not None]
     if not workers or not sizes:
         return None
     most, biggest = max(workers), max(sizes)
-    fig, (ax_t, ax_g, ax_w) = _new(3, 5.0)
-    for mode in modes:
-        mine = [r for r in rows if r["mode"] == mode]
-        xs, ys = _points([r for r in mine if r.get("workers") == most], "bytes", "median_seconds")
-        if xs:
-            (line,) = ax_t.plot(xs, [y * 1000 for y in ys], marker="o", label=mode)
-            gx, gy = _points([r for r in mine if r.get("workers") == most], "bytes", "goodput_gbps")
-            ax_g.plot(gx, gy, marker="o", label=mode, color=line.get_color())
-        wx, wy = _points([r for r in mine if r.get("bytes") == biggest], "workers", "median_seconds")
-        if wx:
-            ax_w.plot(wx, [y * 1000 for y in wy], marker="o", label=mode)
-        bad = [r for r in mine if r.get("correct") is False and _num(r.get("median_seconds")) is not None
-               and r.get("workers") == most and _num(r.get("bytes")) is not None]
+    fig = Figure(figsize=(11, 8), layout="constrained")
+    ax_t, ax_g, ax_w, ax_b = (fig.add_subplot(2, 2, i + 1) for i in range(4))
+    for i, mode in enumerate(sorted({r["mode"] for r in rows})):
+        style = {"marker": "o", "label": mode, "color": f"C{i}"}
+        at_most = [r for r in rows if r["mode"] == mode and r.get("workers") == most]
+        at_biggest = [r for r in rows if r["mode"] == mode and r.get("bytes") == biggest]
+        xs, ys = _points(at_most, "bytes", "median_seconds")
+        ax_t.plot(xs, [y * 1000 for y in ys], **style)
+        ax_g.plot(*_points(at_most, "bytes", "goodput_gbps"), **style)
+        wx, wy = _points(at_biggest, "workers", "median_seconds")
+        ax_w.plot(wx, [y * 1000 for y in wy], **style)
+        bx, by = _points(at_biggest, "workers", "bytes_per_host_link")
+        ax_b.plot(bx, [y / biggest for y in by], **style)
+        bad = [r for r in at_most if r.get("correct") is False and _num(r.get("median_seconds")) is not None
+               and _num(r.get("bytes")) is not None]
         if bad:
             ax_t.scatter([r["bytes"] for r in bad], [1000 * r["median_seconds"] for r in bad], marker="x", s=80,
                          color="red", zorder=3)
+    counts = sorted(set(workers))
+    ax_b.plot(counts, [2 * (n - 1) / n for n in counts], color="black", linestyle=":", label="ring theory 2(N-1)/N")
     for ax in (ax_t, ax_g):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("tensor bytes")
+    for ax in (ax_w, ax_b):
+        ax.set_xlabel("workers")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax_t.set_yscale("log")
     ax_t.set_ylabel("median time (ms)")
     ax_t.set_title(f"all-reduce time, {most:g} workers (x: wrong result)")
     ax_g.set_ylabel("goodput (Gbit/s)")
-    ax_g.set_title("goodput")
-    ax_w.set_xlabel("workers")
+    ax_g.set_title(f"goodput, {most:g} workers")
     ax_w.set_ylabel("median time (ms)")
     ax_w.set_title(f"time vs workers, {_bytes_label(biggest)}")
-    for ax in (ax_t, ax_g, ax_w):
+    ax_b.set_ylabel("bytes per host link / tensor bytes")
+    ax_b.set_title(f"traffic per host link, {_bytes_label(biggest)}")
+    for ax in (ax_t, ax_g, ax_w, ax_b):
         if ax.has_data():
             ax.legend(fontsize="small")
     return fig
@@ -358,6 +365,7 @@ def fabric_recovery(data: dict[str, Any]) -> Figure | None:
         ax.plot(range(1, len(steps) + 1), steps, marker="o", label=label)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step")
+    ax.set_ylim(bottom=0)
     ax.set_ylabel("step time (s)")
     ax.set_title("all-reduce steps around a fault")
     ax.legend(fontsize="small")
