@@ -10,7 +10,15 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
-from bench.scale.model import ALGORITHMS, TOPOLOGIES, Measurement, Params, calibrate, sweep
+from bench.scale.model import (
+    ALGORITHMS,
+    TOPOLOGIES,
+    Measurement,
+    Params,
+    calibrate,
+    calibrated_parameters,
+    sweep,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +31,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         if f.type in ("float", "int", "float | None"):
             p.add_argument(f"--{f.name.replace('_', '-')}", type=float, default=None, help=f"default {f.default}")
     p.add_argument("--calibrate", type=Path, metavar="MEASUREMENTS.json",
-                   help="fit host overhead, switch latency and aggregation rate to emulated runs first")
+                   help="fit the model to measured runs first: host overhead, switch latency and aggregation rate; "
+                        "with --cores (a software fabric), CPU per switch and host packet and the scheduling wait. "
+                        "reads the fabric benchmark's benchmarks.json from `p4ina bench`, or a list of points")
     p.add_argument("--out", type=Path, default=None, help="folder for model.json and model.png")
     p.add_argument("--json", action="store_true", help="print the JSON result on stdout")
     p.set_defaults(handler=run)
@@ -39,11 +49,20 @@ def _params(args: argparse.Namespace) -> Params:
 
 
 def load_measurements(path: Path) -> list[Measurement]:
-    """A JSON list of {algorithm, topology, hosts, message_bytes, seconds} (what `p4ina bench` writes)."""
+    """Measured points: the fabric benchmark's JSON (its `calibration.points`: algorithm, workers, bytes,
+    measured_s on `leafspine,2,1,workers/2`), or a JSON list of {algorithm, topology, hosts, message_bytes, seconds,
+    hosts_per_leaf?}."""
     try:
         raw = json.loads(path.read_text())
+        if isinstance(raw, dict) and isinstance(raw.get("calibration"), dict):
+            return [Measurement(str(r["algorithm"]), "leafspine", int(r["workers"]), float(r["bytes"]),
+                                float(r["measured_s"]), hosts_per_leaf=max(1, int(r["workers"]) // 2))
+                    for r in raw["calibration"]["points"]]
+        if not isinstance(raw, list):
+            raise ValueError("expected a list of points or a fabric benchmark result with a 'calibration' section")
         return [Measurement(str(r["algorithm"]), str(r["topology"]), int(r["hosts"]), float(r["message_bytes"]),
-                            float(r["seconds"])) for r in raw]
+                            float(r["seconds"]), hosts_per_leaf=int(r["hosts_per_leaf"]) if r.get("hosts_per_leaf")
+                            else None) for r in raw]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SystemExit(f"p4ina model: cannot read measurements from {path}: {exc}") from exc
 
@@ -58,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result: dict[str, Any] = {}
     if args.calibrate is not None:
-        cal = calibrate(load_measurements(args.calibrate), params)
+        cal = calibrate(load_measurements(args.calibrate), params, free=calibrated_parameters(params))
         params = cal.params
         result["calibration"] = {"fitted": cal.fitted, "mean_abs_rel_error": cal.mean_abs_rel_error,
                                  "points": cal.points}

@@ -270,6 +270,13 @@ class Calibration:
 
 # Parameters calibration may move, with the grid it searches (log-spaced, so that the fit is scale-free).
 CALIBRATED = ("host_overhead_s", "switch_latency_s", "switch_agg_pps")
+#: What calibration moves for a software fabric (`Params.cores` set; bench/scale/emulation.py).
+SOFTWARE_CALIBRATED = ("switch_op_cpu_s", "host_op_cpu_s", "wake_s")
+
+
+def calibrated_parameters(params: Params) -> tuple[str, ...]:
+    """The free parameters that suit `params`' regime: hardware fabrics or a software emulation."""
+    return SOFTWARE_CALIBRATED if params.cores is not None else CALIBRATED
 
 
 def _log_grid(lo: float, hi: float, steps: int) -> list[float]:

@@ -16,13 +16,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from bench.scale.model import Calibration, Measurement, Params, calibrate, predict
+from bench.scale.model import SOFTWARE_CALIBRATED, Calibration, Measurement, Params, calibrate, predict
 from hostagent.protocol import FMT_INT32, values_len
 
 #: How close (relative) a prediction must come to the measured time to count as reproduced (issue 12).
 TOLERANCE = 0.25
 #: The software-fabric parameters the fit moves (bench/scale/emulation.py).
-FREE = ("switch_op_cpu_s", "host_op_cpu_s", "wake_s")
+FREE = SOFTWARE_CALIBRATED
 #: The model's algorithm names under the names `RunReport` gives the modes.
 MODEL_ALGORITHM = {"in-network": "innet", "ring": "ring"}
 

@@ -153,3 +153,30 @@ def test_calibration_recovers_a_software_switch_from_two_worker_runs() -> None:
     assert cal.mean_abs_rel_error < 0.05
     eight = Measurement("innet", "leafspine", 8, 131072.0, 1.0, hosts_per_leaf=4)
     assert predict(eight, cal.params) == pytest.approx(predict(eight, truth), rel=0.1)
+
+
+def test_cli_calibrates_a_software_fabric_from_the_fabric_benchmark_json(tmp_path, capsys) -> None:
+    truth = Params(link_gbps=10.0, payload_bytes=256, window_packets=64, cores=2.0, switch_op_cpu_s=7e-5,
+                   host_op_cpu_s=2e-4, wake_s=1e-4)
+    points = []
+    for workers in (2, 4, 8):
+        for alg in ("innet", "ring"):
+            for size in (16384.0, 131072.0):
+                m = Measurement(alg, "leafspine", workers, size, 1.0, hosts_per_leaf=workers // 2)
+                points.append({"algorithm": alg, "workers": workers, "bytes": size, "measured_s": predict(m, truth)})
+    bench_json = tmp_path / "benchmarks.json"
+    bench_json.write_text(json.dumps({"calibration": {"points": points}}))
+    assert _model_command(["model", "--hosts", "4", "--sizes", "65536", "--topology", "leafspine", "--cores", "2",
+                           "--link-gbps", "10", "--payload-bytes", "256", "--window-packets", "64",
+                           "--calibrate", str(bench_json), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["calibration"]["fitted"]) == {"switch_op_cpu_s", "host_op_cpu_s", "wake_s"}
+    assert out["calibration"]["mean_abs_rel_error"] < 0.02
+    assert out["calibration"]["fitted"]["switch_op_cpu_s"] == pytest.approx(7e-5, rel=0.1)
+
+
+def test_cli_refuses_a_json_that_holds_no_points(tmp_path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"rows": []}))
+    with pytest.raises(SystemExit, match="cannot read measurements"):
+        _model_command(["model", "--calibrate", str(bad), "--hosts", "4", "--sizes", "1024"])
