@@ -78,8 +78,9 @@ def test_every_figure_is_a_png(tmp_path: Path) -> None:
 
 
 def test_missing_sections_are_skipped(tmp_path: Path) -> None:
-    sparse = {"switch_pps": {"summary": {"pps": 1.0}}, "hostagent_allreduce": {"allreduce": []},
-              "quantization": {"rows": "not a list"}, "unknown_bench": {"x": 1}, "benchmarks": {"summary": {}}}
+    sparse: dict[str, dict[str, Any]] = {
+        "switch_pps": {"summary": {"pps": 1.0}}, "hostagent_allreduce": {"allreduce": []},
+        "quantization": {"rows": "not a list"}, "unknown_bench": {"x": 1}, "benchmarks": {"summary": {}}}
     assert plot_all(tmp_path, sparse) == []
     assert list(tmp_path.iterdir()) == []
 
