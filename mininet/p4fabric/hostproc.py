@@ -1,23 +1,31 @@
 """The program `p4ina run` starts in each Mininet host: one rank of an all-reduce, in-network (through the job's
-switches, `hostagent.Worker`) or over the host ring (`hostagent.RingAllReduce`), for `count` steps.
+switches, `hostagent.Worker`), over the host ring (`hostagent.RingAllReduce`) or with torch.distributed's gloo
+(`hostagent.GlooAllReduce`), for `count` steps.
 
 Each rank's tensor for step k is drawn from a seed shared by the run, so every rank can rebuild all ranks' inputs
 and check its result against a local reference without shipping tensors around. Values are integers in float32
-(|v| <= 1000): their sums are exact in float32, and the block-floating-point transport is exact on them, so a
-correct run gives `exact: true` and any lost, doubled or corrupted contribution shows. Output: JSON lines, one
-`{"step": k, "seconds": s}` per step as it finishes (the runner's progress bars read them), then one final record.
+(|v| <= 1000): their sums are exact in float32, and the int32 block-floating-point transport is exact on them, so a
+correct int32, ring or gloo run gives `exact: true` and any lost, doubled or corrupted contribution shows. int16 and
+int8 lose bits by design: their results are checked against `hostagent.quantize.narrow_error_bound` for the
+exponent the worker used and a job whose result format is the same as `--fmt` (how `p4ina run` creates it), and
+reported as `within_bound` with the largest error. Output: JSON lines, one `{"step": k, "seconds": s, ...}` per step
+as it finishes (the runner's progress bars read them), then one final record.
 
     python -m p4fabric.hostproc innet --rank 0 --world 4 --size 1048576 --count 3 --seed 1 --out r0.jsonl \
         --job 1 --child 0 --pool 64 --switch-ip 10.255.0.3 --switch-mac 02:00:00:ff:00:03 --ip 10.0.0.1 ...
+    python -m p4fabric.hostproc gloo --rank 1 --world 4 --size 1048576 --out r1.jsonl --ip 10.0.0.2 \
+        --master 10.0.0.1 --ifname h2-eth0
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +34,11 @@ import numpy.typing as npt
 
 VALUE_RANGE = 1000
 RING_PORT = 47000
+GLOO_PORT = 29500  # rank 0's TCP store (torch.distributed's customary MASTER_PORT)
+NARROW_BITS = {"int16": 16, "int8": 8}
+
+#: Given a step's reference sum, the per-element error its result may have.
+Bound = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float64]]
 
 
 def tensor(seed: int, rank: int, step: int, size: int) -> npt.NDArray[np.float32]:
@@ -54,12 +67,29 @@ class Output:
         self.handle.close()
 
 
-def run_steps(allreduce: Any, args: argparse.Namespace, out: Output) -> dict[str, Any]:
-    """Warm-up (also a barrier: nobody finishes it before everybody started), then the timed steps."""
+def check(result: npt.NDArray[Any], expected: npt.NDArray[np.float32],
+          bound: npt.NDArray[np.float64] | None) -> dict[str, Any]:
+    """`exact` (bit-equal), `within_bound` (every |error| <= its bound; without a bound, the same as exact) and
+    `max_abs_error` of one step's result."""
+    if result.shape != expected.shape:
+        return {"exact": False, "within_bound": False, "max_abs_error": float("inf")}
+    exact = bool(np.array_equal(result, expected))
+    diff = np.abs(np.asarray(result, dtype=np.float64) - expected.astype(np.float64))
+    max_error = float(np.max(diff)) if diff.size else 0.0
+    if not np.all(np.isfinite(diff)):
+        max_error = float("inf")
+    within = exact if bound is None else bool(np.all(diff <= bound))
+    return {"exact": exact, "within_bound": within, "max_abs_error": max_error}
+
+
+def run_steps(allreduce: Any, args: argparse.Namespace, out: Output,
+              bound: Callable[[], Bound | None] = lambda: None) -> dict[str, Any]:
+    """Warm-up (also a barrier: nobody finishes it before everybody started), then the timed steps.
+
+    `bound()` is asked after each step (a quantized step's bound depends on the exponent that step used)."""
     allreduce(tensor(args.seed, args.rank, -1 & 0xFFFF, 64))
     seconds: list[float] = []
-    exact = True
-    max_error = 0.0
+    final = {"exact": True, "within_bound": True, "max_abs_error": 0.0}
     for step in range(args.count):
         data = tensor(args.seed, args.rank, step, args.size)
         start = time.perf_counter()
@@ -67,13 +97,26 @@ def run_steps(allreduce: Any, args: argparse.Namespace, out: Output) -> dict[str
         elapsed = time.perf_counter() - start
         seconds.append(elapsed)
         expected = reference(args.seed, args.world, step, args.size)
-        same = result.shape == expected.shape and bool(np.array_equal(result, expected))
-        if not same:
-            exact = False
-            diff = np.abs(np.asarray(result, dtype=np.float64) - expected)
-            max_error = max(max_error, float(np.max(diff)) if diff.size else float("inf"))
-        out.write({"step": step, "seconds": elapsed, "exact": same})
-    return {"step_seconds": seconds, "exact": exact, "max_abs_error": max_error}
+        limit = bound()
+        verdict = check(result, expected, limit(expected) if limit is not None else None)
+        final["exact"] = final["exact"] and verdict["exact"]
+        final["within_bound"] = final["within_bound"] and verdict["within_bound"]
+        final["max_abs_error"] = max(final["max_abs_error"], verdict["max_abs_error"])
+        out.write({"step": step, "seconds": elapsed, **verdict})
+    return {"step_seconds": seconds, **final}
+
+
+def innet_bound(worker: Any, fmt: str, world: int) -> Bound | None:
+    """The documented error bound of the worker's last call in a narrow format (None for int32: bit-exact).
+
+    The job's result format is taken to be `fmt` too (each format gets its own job in `p4ina run`)."""
+    from hostagent.quantize import narrow_error_bound
+
+    bits = NARROW_BITS.get(fmt)
+    exponent = worker.last_exponent
+    if bits is None or exponent is None:
+        return None
+    return lambda expected: narrow_error_bound(exponent, world, bits, expected, np.float32, result_bits=bits)
 
 
 def run_innet(args: argparse.Namespace, out: Output) -> dict[str, Any]:
@@ -88,10 +131,11 @@ def run_innet(args: argparse.Namespace, out: Output) -> dict[str, Any]:
                     pool_size=args.pool, fmt=args.fmt, endpoints=endpoints, timeout=args.timeout,
                     max_retries=args.max_retries, scale_exp=args.scale, min_timeout=args.min_timeout)
     try:
-        result = run_steps(worker.allreduce, args, out)
+        result = run_steps(worker.allreduce, args, out, lambda: innet_bound(worker, args.fmt, args.world))
     finally:
         transport.close()
     result["stats"] = worker.stats.as_dict()
+    result["fmt"] = args.fmt
     return result
 
 
@@ -109,9 +153,29 @@ def run_ring(args: argparse.Namespace, out: Output) -> dict[str, Any]:
     return result
 
 
+def run_gloo(args: argparse.Namespace, out: Output) -> dict[str, Any]:
+    """torch.distributed's gloo, rendezvous at rank 0's TCP store; bound to the host's fabric interface, since a
+    Mininet host's hostname resolves to an address outside its namespace."""
+    if args.ifname:
+        os.environ["GLOO_SOCKET_IFNAME"] = args.ifname
+    from hostagent.gloo import GlooAllReduce
+
+    gloo = GlooAllReduce(args.rank, args.world, args.master, GLOO_PORT, timeout=args.ring_timeout)
+    try:
+        result = run_steps(gloo.allreduce, args, out)
+    finally:
+        gloo.close()
+    result["stats"] = {"retransmissions": 0, "checksum_failures": 0}
+    return result
+
+
+RUNNERS: dict[str, Callable[[argparse.Namespace, Output], dict[str, Any]]] = {
+    "innet": run_innet, "ring": run_ring, "gloo": run_gloo}
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="p4fabric.hostproc", description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("innet", "ring"))
+    parser.add_argument("mode", choices=tuple(RUNNERS))
     parser.add_argument("--rank", type=int, required=True)
     parser.add_argument("--world", type=int, required=True)
     parser.add_argument("--size", type=int, required=True)
@@ -123,7 +187,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--job", type=int, default=1)
     parser.add_argument("--child", type=int, default=None)
     parser.add_argument("--pool", type=int, default=64)
-    parser.add_argument("--fmt", default="int32")
+    parser.add_argument("--fmt", default="int32", choices=("int32", *NARROW_BITS),
+                        help="innet: wire format; the job's result format must be the same")
     parser.add_argument("--scale", type=int, default=0, help="the job's scale exponent E (p4ina ctl job show)")
     parser.add_argument("--switch-ip", default="")
     parser.add_argument("--switch-mac", default="")
@@ -133,19 +198,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="floor of the adaptive retransmission timeout (s)")
     parser.add_argument("--max-retries", type=int, default=200)
     parser.add_argument("--peers", default="", help="ring: every rank's IPv4 address, in rank order")
-    parser.add_argument("--ring-timeout", type=float, default=120.0)
+    parser.add_argument("--ring-timeout", type=float, default=120.0, help="ring and gloo: give up after (s)")
+    parser.add_argument("--master", default="", help="gloo: rank 0's IPv4 address (its TCP store)")
+    parser.add_argument("--ifname", default="", help="gloo: the interface to use (GLOO_SOCKET_IFNAME)")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.mode == "gloo" and not args.master:
+        print("p4fabric.hostproc: error: gloo needs --master (rank 0's address)", file=sys.stderr)
+        return 2
     out = Output(args.out)
     final: dict[str, Any] = {"done": True, "rank": args.rank, "mode": args.mode}
     try:
-        final.update(run_innet(args, out) if args.mode == "innet" else run_ring(args, out))
+        final.update(RUNNERS[args.mode](args, out))
         status = 0
     except Exception as exc:  # reported to the runner in the output file, which puts it in the report
-        final.update({"error": f"{type(exc).__name__}: {exc}".splitlines()[0], "exact": False,
+        final.update({"error": f"{type(exc).__name__}: {exc}".splitlines()[0], "exact": False, "within_bound": False,
                       "traceback": traceback.format_exc()})
         status = 1
     out.write(final)

@@ -1,6 +1,7 @@
-"""The report of a `p4ina run`: per-step times and goodput per mode (in-network, host ring), per-worker reliability
-counters, bytes per link, faults and whether every worker's result equals the local reference. Written as
-`report.json`, shown as a summary table, and plotted (`steps.png`, `links.png`) into the output folder."""
+"""The report of a `p4ina run`: per-step times and goodput per mode (host ring, gloo, in-network per format),
+per-worker reliability counters, bytes per link, faults, and whether every worker's result is correct: equal to the
+local reference (int32, ring, gloo) or within the documented error bound (int16/int8). Written as `report.json`,
+shown as a summary table, and plotted (`steps.png`, `links.png`) into the output folder."""
 
 from __future__ import annotations
 
@@ -12,6 +13,13 @@ from pathlib import Path
 from typing import Any
 
 BYTES_PER_ELEMENT = 4  # float32 tensors
+#: Formats whose verdict is "within the error bound" rather than "bit-exact" (hostagent/quantize.py).
+QUANTIZED_FORMATS = ("int16", "int8")
+
+
+def is_quantized(fmt: str) -> bool:
+    """Whether a mode's results are judged against the quantization bound instead of bit-exactness."""
+    return fmt in QUANTIZED_FORMATS
 
 
 @dataclass
@@ -26,6 +34,14 @@ class WorkerResult:
     max_abs_error: float = 0.0
     stats: dict[str, float] = field(default_factory=dict)
     error: str = ""
+    #: The result stayed within the documented quantization bound on every step (equals `exact` for ring/gloo).
+    within_bound: bool = False
+    fmt: str = ""  # the in-network format; "" for ring and gloo
+
+    @property
+    def correct(self) -> bool:
+        """The verdict for this worker: bit-exact, or within the bound for a quantized format."""
+        return not self.error and (self.within_bound if is_quantized(self.fmt) else self.exact)
 
 
 @dataclass
@@ -40,6 +56,10 @@ class ModeSummary:
     checksum_failures: int
     workers_failed: int
     max_abs_error: float = 0.0  # largest |result - reference| over workers and steps (quantized formats)
+    #: The verdict: every worker finished every step and is correct (`WorkerResult.correct`). For int32, ring and
+    #: gloo it equals `exact`; for int16/int8 it means within the bound, while `exact` says whether it was bit-equal.
+    correct: bool = False
+    fmt: str = ""  # the in-network format; "" for ring and gloo
 
 
 @dataclass
@@ -59,36 +79,54 @@ class RunReport:
     errors: list[str] = field(default_factory=list)
 
     @property
+    def correct(self) -> bool:
+        """The run's verdict: every mode correct (bit-exact, or within the bound for int16/int8), nothing failed."""
+        return bool(self.modes) and all(m.correct for m in self.modes) and not self.errors
+
+    @property
     def exact(self) -> bool:
-        """Every worker of every mode finished and matched the reference, and nothing failed."""
-        return bool(self.modes) and all(m.exact for m in self.modes) and not self.errors
+        """The verdict under its historical name (`report.json`'s `exact` key): same as `correct`."""
+        return self.correct
+
+    @property
+    def bit_exact(self) -> bool:
+        """Stricter than the verdict: every mode bit-equal to the reference, quantized ones included."""
+        return self.correct and all(m.exact for m in self.modes)
 
     def mode(self, name: str) -> ModeSummary | None:
         return next((m for m in self.modes if m.mode == name), None)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["exact"] = self.exact
+        data["exact"] = data["correct"] = self.correct
+        data["bit_exact"] = self.bit_exact
         data["tensor_bytes"] = self.size * BYTES_PER_ELEMENT
         return data
 
 
-def summarise(mode: str, results: Sequence[WorkerResult], size: int, count: int) -> ModeSummary:
-    """Combine the workers' results of one mode."""
+def summarise(mode: str, results: Sequence[WorkerResult], size: int, count: int, fmt: str = "") -> ModeSummary:
+    """Combine the workers' results of one mode (`fmt`: its in-network format, "" for ring and gloo)."""
     ok = [r for r in results if not r.error]
-    steps = min((len(r.step_seconds) for r in ok), default=0)
+    steps = steps_of(ok)
+    complete = bool(results) and len(ok) == len(results) and steps == count
     per_step = [max(r.step_seconds[i] for r in ok) for i in range(steps)]
     median = statistics.median(per_step) if per_step else 0.0
     goodput = size * BYTES_PER_ELEMENT * 8 / median / 1e9 if median > 0 else 0.0
     return ModeSummary(
         mode=mode, steps=steps, step_seconds=[round(s, 6) for s in per_step], median_seconds=round(median, 6),
         goodput_gbps=round(goodput, 6),
-        exact=bool(results) and len(ok) == len(results) and steps == count and all(r.exact for r in ok),
+        exact=complete and all(r.exact for r in ok),
         retransmissions=int(sum(r.stats.get("retransmissions", 0) for r in ok)),
         checksum_failures=int(sum(r.stats.get("checksum_failures", 0) for r in ok)),
         workers_failed=len(results) - len(ok),
         max_abs_error=max((r.max_abs_error for r in ok), default=0.0),
+        correct=complete and all(r.correct for r in ok), fmt=fmt,
     )
+
+
+def steps_of(results: Sequence[WorkerResult]) -> int:
+    """Steps every one of `results` finished."""
+    return min((len(r.step_seconds) for r in results), default=0)
 
 
 def write_json(report: RunReport, out_dir: Path) -> Path:
@@ -118,6 +156,7 @@ def plot(report: RunReport, out_dir: Path) -> list[Path]:
         ax_time.legend()
         ax_good.bar([m.mode for m in report.modes], [m.goodput_gbps * 1000 for m in report.modes], color="tab:green")
         ax_good.set_ylabel("goodput (Mbit/s, median step)")
+        ax_good.tick_params(axis="x", labelrotation=20)
         fig.tight_layout()
         path = out_dir / "steps.png"
         fig.savefig(path, dpi=110)
@@ -127,7 +166,9 @@ def plot(report: RunReport, out_dir: Path) -> list[Path]:
     if report.link_bytes:
         links = sorted(report.link_bytes)
         fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(links) + 2), 4))
-        modes = sorted({mode for link in links for mode in report.link_bytes[link]})
+        seen = {mode for link in links for mode in report.link_bytes[link]}
+        modes = [m.mode for m in report.modes if m.mode in seen]  # run order
+        modes += sorted(seen - set(modes))
         width = 0.8 / max(1, len(modes))
         for i, mode in enumerate(modes):
             ax.bar([x + i * width for x in range(len(links))],
@@ -154,22 +195,43 @@ def print_summary(report: RunReport) -> None:
     table = Table(title=f"p4ina run: {report.topology} on {report.target}, {len(report.workers)} workers, "
                         f"{report.size:,} floats x {report.count}")
     for column, justify in (("mode", "left"), ("median step", "right"), ("goodput", "right"), ("retx", "right"),
-                            ("csum fail", "right"), ("max error", "right"), ("exact", "center")):
+                            ("csum fail", "right"), ("max error", "right"), ("exact", "center"),
+                            ("correct", "center")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for m in report.modes:
+        verdict = "[green]yes[/green]" if m.correct else "[red]NO[/red]"
+        if m.correct and is_quantized(m.fmt):
+            verdict = "[green]within bound[/green]"
         table.add_row(m.mode, f"{m.median_seconds * 1000:.1f} ms", f"{m.goodput_gbps * 1000:.1f} Mbit/s",
                       str(m.retransmissions), str(m.checksum_failures), f"{m.max_abs_error:g}",
-                      "[green]yes[/green]" if m.exact else "[red]NO[/red]")
+                      "yes" if m.exact else "no", verdict)
     console.print(table)
-    innet, ring = report.mode("in-network"), report.mode("ring")
-    if innet and ring and innet.median_seconds > 0 and ring.median_seconds > 0:
-        console.print(f"in-network vs host ring: {ring.median_seconds / innet.median_seconds:.2f}x "
-                      f"({'faster' if innet.median_seconds < ring.median_seconds else 'slower'})")
+    for line in speedups(report):
+        console.print(line)
     for record in report.faults.get("fired", []):
         mark = "[green]ok[/green]" if record["ok"] else "[red]failed[/red]"
         console.print(f"fault {record['kind']} {'-'.join(record['target'])} at {record['fired_at']:.2f} s: "
                       f"{mark} {record['outcome']}")
     for error in report.errors:
         console.print(f"[red]error:[/red] {error}")
-    verdict = "[green]exact[/green]" if report.exact else "[red]NOT exact[/red]"
+    if not report.correct:
+        verdict = "[red]NOT correct[/red]"
+    elif report.bit_exact:
+        verdict = "[green]exact[/green]"
+    else:
+        verdict = "[green]correct[/green] (quantized formats within their error bound)"
     console.print(f"result: {verdict}; report: {report.files.get('report', report.out_dir)}")
+
+
+def speedups(report: RunReport) -> list[str]:
+    """One line per in-network mode and host baseline (ring, gloo) that both have a median step time."""
+    lines = []
+    for m in report.modes:
+        if not m.mode.startswith("in-network") or m.median_seconds <= 0:
+            continue
+        for base in (report.mode("ring"), report.mode("gloo")):
+            if base is not None and base.median_seconds > 0:
+                ratio = base.median_seconds / m.median_seconds
+                lines.append(f"{m.mode} vs {base.mode}: {ratio:.2f}x "
+                             f"({'faster' if m.median_seconds < base.median_seconds else 'slower'})")
+    return lines

@@ -1,9 +1,14 @@
 """`p4ina run`: build the fabric, start the controller, create the job, run the workers in the hosts, inject
 faults, and report. Everything it creates is recorded in a `RunState` and removed at the end, on signals, at
-exit, or by `p4ina run --clean` after a crash."""
+exit, or by `p4ina run --clean` after a crash.
+
+A run measures its modes one after the other on the same fabric: the host ring, gloo, then in-network once per
+format (`RunOptions.fmts`), each format with its own job (`--quant FMT`, on the first job's root, so on the same
+tree; each holds its own slots). Timed faults hit the last in-network run."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 import time
@@ -23,7 +28,9 @@ from p4ina.targets import Target, TargetError, get_target
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_PROGRAM = REPO / "p4src" / "p4ina.p4"
-MODE_NAMES = {"ring": "ring", "innet": "in-network"}
+MODE_NAMES = {"ring": "ring", "gloo": "gloo", "innet": "in-network"}
+BASELINES = ("ring", "gloo")  # host-based modes, run before the in-network ones in this order
+FORMATS = ("int32", "int16", "int8")
 SWITCH_SUBNET = "10.255.0.0/16"  # the controller's switch addresses (controller.topology.switch_address)
 BITFLIP_BIT = 20
 AGG_REGISTERS = "P4inaIngress.aggregation"  # docs/p4-program.md, Registers
@@ -40,7 +47,10 @@ class RunOptions:
     modes: tuple[str, ...] = ("innet",)
     workers: int | None = None
     slots: int = 64
-    fmt: str = "int32"
+    #: In-network formats, each run as its own mode with its own job, in this order. Default: int32 only.
+    fmts: tuple[str, ...] = ()
+    #: Shorthand for `fmts=(fmt,)` (the single-format option of earlier versions); give one or the other.
+    fmt: str | None = None
     seed: int = 1
     bw: float | None = None
     faults: FaultPlan = field(default_factory=FaultPlan)
@@ -59,7 +69,21 @@ class RunOptions:
     #: Egress queues per switch port (`--priority-queues`); with more than one the controller maps DSCP to classes.
     priority_queues: int = 1
 
+    def __post_init__(self) -> None:
+        if not self.fmts:
+            self.fmts = (self.fmt or "int32",)
+
     def validate(self) -> None:
+        if self.fmt is not None and self.fmts != (self.fmt,):
+            raise RunError(f"fmt={self.fmt!r} and fmts={self.fmts!r}: fmt is a one-format shorthand, give one of them")
+        unknown_fmts = [f for f in self.fmts if f not in FORMATS]
+        if unknown_fmts:
+            raise RunError(f"unknown format(s) {', '.join(unknown_fmts)}; choose from {', '.join(FORMATS)}")
+        twice = sorted({f for f in self.fmts if self.fmts.count(f) > 1})
+        if twice:
+            raise RunError(f"--fmt {', '.join(twice)} given more than once")
+        if "gloo" in self.modes and importlib.util.find_spec("torch") is None:
+            raise RunError("--mode gloo needs torch (pip install 'p4ina[torch]')")
         if self.size < 1:
             raise RunError(f"--size must be at least 1 element, got {self.size}")
         if self.count < 1:
@@ -75,6 +99,33 @@ class RunOptions:
             raise RunError(f"P4 program {self.program} does not exist")
 
 
+@dataclass(frozen=True)
+class ModeRun:
+    """One measured mode of a run: `mode` as hostproc takes it, and the in-network format ("" for ring/gloo)."""
+
+    mode: str
+    fmt: str = ""
+
+    @property
+    def name(self) -> str:
+        """The report's name: "ring", "gloo", "in-network" (int32, as before formats were added), "in-network int8"."""
+        base = MODE_NAMES[self.mode]
+        return base if self.fmt in ("", "int32") else f"{base} {self.fmt}"
+
+    @property
+    def tag(self) -> str:
+        """File-name form of `name` (worker outputs and logs)."""
+        return self.mode if self.fmt in ("", "int32") else f"{self.mode}-{self.fmt}"
+
+
+def plan_modes(modes: tuple[str, ...], fmts: tuple[str, ...]) -> list[ModeRun]:
+    """The order a run measures its modes in: ring, gloo, then in-network per format as given (faults come last)."""
+    plan = [ModeRun(m) for m in BASELINES if m in modes]
+    if "innet" in modes:
+        plan += [ModeRun("innet", f) for f in fmts]
+    return plan
+
+
 class Runner:
     def __init__(self, options: RunOptions, *, log: Callable[[str], None] | None = None) -> None:
         options.validate()
@@ -83,6 +134,7 @@ class Runner:
         self.fabric: Fabric | None = None
         self.ctl: FabricController | None = None
         self.job: JobInfo | None = None
+        self.job_fmt = ""  # the current job's result format (`--quant`)
         self.target: Target | None = None
         self.hooks = ExitHooks()
 
@@ -106,16 +158,15 @@ class Runner:
         try:
             self._build(topo, program.p4info, program.device_config, report)
             assert self.ctl is not None and self.fabric is not None
-            self.job = self.ctl.create_job(workers, slots=opts.slots, quant=opts.fmt)
-            report.job = {"id": self.job.job_id, "tree": self.job.tree, "workers": self.job.workers,
-                          "grants": self.job.grants}
-            self.log(f"job {self.job.job_id}: {len(workers)} workers, tree root {self.job.tree.get('root')}")
-            self._configure_hosts(workers)
+            job = self._new_job(workers, opts.fmts[0], report)  # the first format's job is the run's `job`
+            report.job.update(id=job.job_id, tree=job.tree, workers=job.workers, grants=job.grants)
             self.ctl.start_watch()  # the controller stays connected: it notices failures and rebuilds trees
             report.files["controller_events"] = str(self.ctl.events_file)
-            order = [m for m in ("ring", "innet") if m in opts.modes]  # faults hit the in-network run, last
-            for mode in order:
-                self._run_mode(mode, workers, report)
+            plan = plan_modes(opts.modes, opts.fmts)
+            for index, run in enumerate(plan):
+                if run.fmt and run.fmt != self.job_fmt:
+                    self._new_job(workers, run.fmt, report)
+                self._run_mode(run, workers, report, faults=index == len(plan) - 1 and run.mode == "innet")
             report.faults["controller_events"] = self.ctl.events()
             self._finish(report)
             if opts.cli:
@@ -164,6 +215,31 @@ class Runner:
         self.log("controller: pushing the pipeline and forwarding (p4ina ctl)")
         self.ctl.push_pipeline()
 
+    def _new_job(self, workers: list[str], fmt: str, report: RunReport) -> JobInfo:
+        """A job whose result format is `fmt`, on the first job's tree root (the same tree for every format).
+
+        Earlier formats' jobs stay: a new job on the slots of a deleted one would meet the old rounds' state there,
+        and since new workers start again at step 0 the switch drops their packets as stale (docs/protocol.md,
+        "Slots and versions"). Every format therefore needs its own `--slots` on each switch."""
+        assert self.ctl is not None
+        if self.job is None:
+            self.job = self.ctl.create_job(workers, slots=self.opts.slots, quant=fmt)
+        else:
+            # FabricController.create_job has no root option: the same `p4ina ctl job create`, with --root
+            root = str(self.job.tree.get("root"))
+            try:
+                created = self.ctl.ctl("job", "create", *workers, "--slots", str(self.opts.slots), "--quant", fmt,
+                                       "--root", root)
+            except RunError as exc:
+                raise RunError(f"--fmt {fmt}: {exc} (each format holds --slots {self.opts.slots} on every switch "
+                               "of its tree: lower --slots or give fewer formats)") from None
+            self.job = self.ctl.job(int(created["job"]))
+        self.job_fmt = fmt
+        report.job.setdefault("by_format", {})[fmt] = {"id": self.job.job_id, "root": self.job.tree.get("root")}
+        self.log(f"job {self.job.job_id} ({fmt}): {len(workers)} workers, tree root {self.job.tree.get('root')}")
+        self._configure_hosts(workers)
+        return self.job
+
     def _configure_hosts(self, workers: list[str]) -> None:
         """Each worker reaches its leaf switch's address directly on its link (on-link route, static ARP)."""
         assert self.fabric is not None and self.job is not None and self.ctl is not None
@@ -177,22 +253,22 @@ class Runner:
 
     # -- one mode --
 
-    def _run_mode(self, mode: str, workers: list[str], report: RunReport) -> None:
+    def _run_mode(self, run: ModeRun, workers: list[str], report: RunReport, *, faults: bool = False) -> None:
+        """Run one mode on every worker host; `faults`: the timed fault events fire during this one."""
         assert self.fabric is not None and self.job is not None
         opts = self.opts
-        name = MODE_NAMES[mode]
-        outputs = {h: opts.out / "workers" / f"{mode}-{h}.jsonl" for h in workers}
+        name = run.name
+        outputs = {h: opts.out / "workers" / f"{run.tag}-{h}.jsonl" for h in workers}
         (opts.out / "workers").mkdir(parents=True, exist_ok=True)
         before = self._link_counters()
         procs = {}
-        peers = ",".join(self.fabric.node(h).IP() for h in workers)
+        peers = [self.fabric.node(h).IP() for h in workers]
         for rank, host in enumerate(workers):
-            procs[host] = self.fabric.popen(host, self._worker_argv(mode, rank, host, len(workers), outputs[host],
-                                                                    peers),
-                                            name=f"{mode}-{host}", log_file=opts.out / "logs" / f"{mode}-{host}.log",
-                                            cwd=REPO)
+            procs[host] = self.fabric.popen(host, self._worker_argv(run, rank, host, outputs[host], peers),
+                                            name=f"{run.tag}-{host}",
+                                            log_file=opts.out / "logs" / f"{run.tag}-{host}.log", cwd=REPO)
         injector = None
-        if mode == "innet" and opts.faults.events:
+        if faults and opts.faults.events:
             injector = FaultInjector(opts.faults.events, self._fault_actions()).start()
         self.log(f"{name}: {len(workers)} workers, {opts.size:,} floats x {opts.count} steps")
         try:
@@ -208,23 +284,25 @@ class Runner:
         after = self._link_counters()
         for link, count in after.items():
             report.link_bytes.setdefault(link, {})[name] = count - before.get(link, 0)
-        results = [self._read_result(mode, rank, host, outputs[host]) for rank, host in enumerate(workers)]
+        results = [self._read_result(run, rank, host, outputs[host]) for rank, host in enumerate(workers)]
         report.worker_results += results
-        report.modes.append(summarise(name, results, opts.size, opts.count))
+        report.modes.append(summarise(name, results, opts.size, opts.count, fmt=run.fmt))
 
-    def _worker_argv(self, mode: str, rank: int, host: str, world: int, output: Path, peers: str) -> list[str]:
+    def _worker_argv(self, run: ModeRun, rank: int, host: str, output: Path, peers: list[str]) -> list[str]:
         assert self.fabric is not None and self.job is not None and self.ctl is not None
         opts = self.opts
         node = self.fabric.node(host)
-        argv = [sys.executable, "-m", "p4fabric.hostproc", mode, "--rank", str(rank), "--world", str(world),
+        argv = [sys.executable, "-m", "p4fabric.hostproc", run.mode, "--rank", str(rank), "--world", str(len(peers)),
                 "--size", str(opts.size), "--count", str(opts.count), "--seed", str(opts.seed), "--out", str(output),
                 "--ip", node.IP()]
-        if mode == "ring":
-            return [*argv, "--peers", peers]
+        if run.mode == "ring":
+            return [*argv, "--peers", ",".join(peers)]
+        if run.mode == "gloo":
+            return [*argv, "--master", peers[0], "--ifname", node.defaultIntf().name]
         info = self.job.worker(host)
         switch_ip, switch_mac = self.ctl.switch_address(info["switch"])
         return [*argv, "--mac", node.MAC(), "--job", str(self.job.job_id), "--child", str(info["child_index"]),
-                "--pool", str(self.job.slots), "--fmt", opts.fmt, "--switch-ip", switch_ip,
+                "--pool", str(self.job.slots), "--fmt", run.fmt, "--switch-ip", switch_ip,
                 "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}",
                 "--min-timeout", f"{opts.retx_min:g}", "--scale", str(self.job.scale)]
 
@@ -260,8 +338,7 @@ class Runner:
             if progress_cm is not None:
                 progress_cm.stop()
 
-    def _read_result(self, mode: str, rank: int, host: str, output: Path) -> WorkerResult:
-        name = MODE_NAMES[mode]
+    def _read_result(self, run: ModeRun, rank: int, host: str, output: Path) -> WorkerResult:
         final: dict[str, Any] | None = None
         steps: list[float] = []
         if output.exists():
@@ -275,15 +352,11 @@ class Runner:
                 elif "seconds" in record:
                     steps.append(float(record["seconds"]))
         if final is None:
-            log = self.opts.out / "logs" / f"{mode}-{host}.log"
+            log = self.opts.out / "logs" / f"{run.tag}-{host}.log"
             tail = log.read_text().strip().splitlines()[-1:] if log.exists() else []
-            return WorkerResult(host, rank, name, steps, False,
-                                error=f"worker exited without a result{': ' + tail[0] if tail else ''}")
-        return WorkerResult(host, rank, name, [float(s) for s in final.get("step_seconds", steps)],
-                            bool(final.get("exact")), float(final.get("max_abs_error", 0.0)),
-                            {k: float(v) for k, v in (final.get("stats") or {}).items()
-                             if isinstance(v, int | float)},
-                            str(final.get("error", "")))
+            return WorkerResult(host, rank, run.name, steps, False,
+                                error=f"worker exited without a result{': ' + tail[0] if tail else ''}", fmt=run.fmt)
+        return worker_result(run, rank, host, final, steps)
 
     # -- links and faults --
 
@@ -366,6 +439,18 @@ class Runner:
         except Exception as exc:  # plots are a convenience; the JSON report is the result
             report.errors.append(f"plotting failed: {exc}")
         write_json(report, self.opts.out)
+
+
+def worker_result(run: ModeRun, rank: int, host: str, final: dict[str, Any], steps: list[float]) -> WorkerResult:
+    """A worker's final hostproc record as a `WorkerResult` (`steps`: the per-step records, if the final lacks them).
+
+    A record without `within_bound` (a bit-exact-only hostproc) counts as within bound exactly when it is exact."""
+    exact = bool(final.get("exact"))
+    return WorkerResult(host, rank, run.name, [float(s) for s in final.get("step_seconds", steps)], exact,
+                        float(final.get("max_abs_error", 0.0)),
+                        {k: float(v) for k, v in (final.get("stats") or {}).items() if isinstance(v, int | float)},
+                        str(final.get("error", "")), within_bound=bool(final.get("within_bound", exact)),
+                        fmt=run.fmt)
 
 
 def _steps_done(path: Path) -> int:
