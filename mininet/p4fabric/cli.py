@@ -123,12 +123,17 @@ def _run(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], plan: A
         get_target(args.target)  # a missing BMv2 is the first thing to say, with how to install it
     except TargetError as exc:
         return _fail(exc)
+    options = run_options(args, topo=topo, modes=modes, plan=plan, cli=cli)
+    try:
+        options.validate()  # bad options are the user's first problem, before root
+    except FabricError as exc:
+        return _fail(exc)
     if os.geteuid() != 0:
         print("p4ina run: error: emulated fabrics need root (network namespaces, veth pairs); run with sudo",
               file=sys.stderr)
         return 1
     try:
-        report = Runner(run_options(args, topo=topo, modes=modes, plan=plan, cli=cli)).run()
+        report = Runner(options).run()
     except (FabricError, TargetError) as exc:
         return _fail(exc)
     except Exception as exc:  # a failing layer below: one line here, the details in the run's logs
@@ -143,7 +148,7 @@ def _run(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], plan: A
 
 
 def run_options(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], plan: Any, cli: bool) -> RunOptions:
-    """The `RunOptions` of parsed `p4ina run`/`p4ina demo` arguments (checked later, by `Runner`)."""
+    """The `RunOptions` of parsed `p4ina run`/`p4ina demo` arguments (not yet checked: `RunOptions.validate`)."""
     from p4fabric.runner import DEFAULT_PROGRAM, RunOptions
 
     return RunOptions(topo=topo, out=args.out, size=args.size, count=args.count, target=args.target,

@@ -69,17 +69,18 @@ class Output:
 
 def check(result: npt.NDArray[Any], expected: npt.NDArray[np.float32],
           bound: npt.NDArray[np.float64] | None) -> dict[str, Any]:
-    """`exact` (bit-equal), `within_bound` (every |error| <= its bound; without a bound, the same as exact) and
-    `max_abs_error` of one step's result."""
+    """`exact` (bit-equal), `within_bound` (every |error| <= its bound; without a bound, the same as exact),
+    `max_abs_error` and `error_bound` (the largest per-element bound; 0 without one) of one step's result."""
+    limit = float(np.max(bound)) if bound is not None and bound.size else 0.0
     if result.shape != expected.shape:
-        return {"exact": False, "within_bound": False, "max_abs_error": float("inf")}
+        return {"exact": False, "within_bound": False, "max_abs_error": float("inf"), "error_bound": limit}
     exact = bool(np.array_equal(result, expected))
     diff = np.abs(np.asarray(result, dtype=np.float64) - expected.astype(np.float64))
     max_error = float(np.max(diff)) if diff.size else 0.0
     if not np.all(np.isfinite(diff)):
         max_error = float("inf")
     within = exact if bound is None else bool(np.all(diff <= bound))
-    return {"exact": exact, "within_bound": within, "max_abs_error": max_error}
+    return {"exact": exact, "within_bound": within, "max_abs_error": max_error, "error_bound": limit}
 
 
 def run_steps(allreduce: Any, args: argparse.Namespace, out: Output,
@@ -89,7 +90,7 @@ def run_steps(allreduce: Any, args: argparse.Namespace, out: Output,
     `bound()` is asked after each step (a quantized step's bound depends on the exponent that step used)."""
     allreduce(tensor(args.seed, args.rank, -1 & 0xFFFF, 64))
     seconds: list[float] = []
-    final = {"exact": True, "within_bound": True, "max_abs_error": 0.0}
+    final = {"exact": True, "within_bound": True, "max_abs_error": 0.0, "error_bound": 0.0}
     for step in range(args.count):
         data = tensor(args.seed, args.rank, step, args.size)
         start = time.perf_counter()
@@ -102,6 +103,7 @@ def run_steps(allreduce: Any, args: argparse.Namespace, out: Output,
         final["exact"] = final["exact"] and verdict["exact"]
         final["within_bound"] = final["within_bound"] and verdict["within_bound"]
         final["max_abs_error"] = max(final["max_abs_error"], verdict["max_abs_error"])
+        final["error_bound"] = max(final["error_bound"], verdict["error_bound"])
         out.write({"step": step, "seconds": elapsed, **verdict})
     return {"step_seconds": seconds, **final}
 
@@ -160,7 +162,7 @@ def run_gloo(args: argparse.Namespace, out: Output) -> dict[str, Any]:
         os.environ["GLOO_SOCKET_IFNAME"] = args.ifname
     from hostagent.gloo import GlooAllReduce
 
-    gloo = GlooAllReduce(args.rank, args.world, args.master, GLOO_PORT, timeout=args.ring_timeout)
+    gloo = GlooAllReduce(args.rank, args.world, args.master, args.port, timeout=args.ring_timeout)
     try:
         result = run_steps(gloo.allreduce, args, out)
     finally:
@@ -201,6 +203,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ring-timeout", type=float, default=120.0, help="ring and gloo: give up after (s)")
     parser.add_argument("--master", default="", help="gloo: rank 0's IPv4 address (its TCP store)")
     parser.add_argument("--ifname", default="", help="gloo: the interface to use (GLOO_SOCKET_IFNAME)")
+    parser.add_argument("--port", type=int, default=GLOO_PORT, help="gloo: rank 0's TCP store port")
     return parser.parse_args(argv)
 
 

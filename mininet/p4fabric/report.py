@@ -37,6 +37,7 @@ class WorkerResult:
     #: The result stayed within the documented quantization bound on every step (equals `exact` for ring/gloo).
     within_bound: bool = False
     fmt: str = ""  # the in-network format; "" for ring and gloo
+    error_bound: float = 0.0  # largest per-element error bound over the steps (int16/int8; 0: must be exact)
 
     @property
     def correct(self) -> bool:
@@ -60,6 +61,7 @@ class ModeSummary:
     #: gloo it equals `exact`; for int16/int8 it means within the bound, while `exact` says whether it was bit-equal.
     correct: bool = False
     fmt: str = ""  # the in-network format; "" for ring and gloo
+    error_bound: float = 0.0  # largest per-element error bound any worker checked against (int16/int8)
 
 
 @dataclass
@@ -121,6 +123,7 @@ def summarise(mode: str, results: Sequence[WorkerResult], size: int, count: int,
         workers_failed=len(results) - len(ok),
         max_abs_error=max((r.max_abs_error for r in ok), default=0.0),
         correct=complete and all(r.correct for r in ok), fmt=fmt,
+        error_bound=max((r.error_bound for r in ok), default=0.0),
     )
 
 
@@ -197,13 +200,13 @@ def print_summary(report: RunReport) -> None:
     for column, justify in (("mode", "left"), ("median step", "right"), ("goodput", "right"), ("retx", "right"),
                             ("csum fail", "right"), ("max error", "right"), ("exact", "center"),
                             ("correct", "center")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        table.add_column(column, justify=justify, no_wrap=column == "mode")  # type: ignore[arg-type]
     for m in report.modes:
         verdict = "[green]yes[/green]" if m.correct else "[red]NO[/red]"
         if m.correct and is_quantized(m.fmt):
             verdict = "[green]within bound[/green]"
         table.add_row(m.mode, f"{m.median_seconds * 1000:.1f} ms", f"{m.goodput_gbps * 1000:.1f} Mbit/s",
-                      str(m.retransmissions), str(m.checksum_failures), f"{m.max_abs_error:g}",
+                      str(m.retransmissions), str(m.checksum_failures), _error_cell(m),
                       "yes" if m.exact else "no", verdict)
     console.print(table)
     for line in speedups(report):
@@ -221,6 +224,10 @@ def print_summary(report: RunReport) -> None:
     else:
         verdict = "[green]correct[/green] (quantized formats within their error bound)"
     console.print(f"result: {verdict}; report: {report.files.get('report', report.out_dir)}")
+
+
+def _error_cell(m: ModeSummary) -> str:
+    return f"{m.max_abs_error:g} (bound {m.error_bound:.3g})" if m.error_bound else f"{m.max_abs_error:g}"
 
 
 def speedups(report: RunReport) -> list[str]:

@@ -450,7 +450,7 @@ def worker_result(run: ModeRun, rank: int, host: str, final: dict[str, Any], ste
                         float(final.get("max_abs_error", 0.0)),
                         {k: float(v) for k, v in (final.get("stats") or {}).items() if isinstance(v, int | float)},
                         str(final.get("error", "")), within_bound=bool(final.get("within_bound", exact)),
-                        fmt=run.fmt)
+                        fmt=run.fmt, error_bound=float(final.get("error_bound", 0.0)))
 
 
 def _steps_done(path: Path) -> int:
