@@ -187,45 +187,48 @@ def hostagent_train(data: dict[str, Any]) -> Figure | None:
 
 # -- fabric (p4fabric.benchmarks) -----------------------------------------------------------------------------------
 
-_MODES = (("in_network", "in-network"), ("ring", "ring"))
+#: Keys of an `in_network_vs_ring` row per mode, and their labels; colours stay fixed per mode across panels.
+_MODES = (("in_network", "in-network"), ("ring", "ring"), ("gloo", "gloo"))
 
 
 @figure("benchmarks", "innet_vs_ring")
 def fabric_comparison(data: dict[str, Any]) -> Figure | None:
-    """In-network vs ring on the emulated fabric: time vs size, and bytes per link against the theory."""
-    rows = _rows(data, "in_network_vs_ring")
-    if not rows:
+    """In-network vs ring (and gloo if measured) on the emulated fabric: time vs size, and bytes per link against
+    the theory."""
+    rows = [r for r in _rows(data, "in_network_vs_ring") if _num(r.get("size")) is not None]
+    modes = [(i, key, label) for i, (key, label) in enumerate(_MODES)
+             if any(isinstance(r.get(key), dict) for r in rows)]
+    if not modes:
         return None
     fig, (ax_t, ax_b) = _new(2, 6.0)
-    for key, label in _MODES:
-        xs, ys = _points(({"bytes": 4 * r["size"], **r.get(key, {})} for r in rows if _num(r.get("size"))),
-                         "bytes", "median_seconds")
-        if xs:
-            ax_t.plot(xs, [y * 1000 for y in ys], marker="o", label=label)
+    for i, key, label in modes:
+        xs, ys = _points(({"bytes": 4 * r["size"], **(r.get(key) or {})} for r in rows), "bytes", "median_seconds")
+        ax_t.plot(xs, [y * 1000 for y in ys], marker="o", label=label, color=f"C{i}")
     ax_t.set_xscale("log", base=2)
     ax_t.set_xlabel("tensor bytes")
     ax_t.set_ylabel("median step time (ms)")
     ax_t.set_title(f"{data.get('topology', 'fabric')}, {data.get('workers', '?')} workers")
     ax_t.legend()
     last = rows[-1]
-    links = sorted({link for key, _ in _MODES for link in (last.get(key) or {}).get("bytes_per_link", {})})
-    if links:
-        for i, (key, label) in enumerate(_MODES):
-            per = (last.get(key) or {}).get("bytes_per_link", {})
-            ax_b.bar([x + (i - 0.5) * 0.4 for x in range(len(links))], [per.get(k, 0) / 1e3 for k in links], 0.4,
-                     label=label)
-        ax_b.set_xticks(range(len(links)), links, rotation=45, ha="right")
-        n, size = _num(data.get("workers")), _num(last.get("size"))
-        if n and size:  # payload both ways on a host link; the headers and retransmissions are extra
-            tensor = 4 * size
-            ax_b.axhline(2 * tensor / 1e3, color="tab:blue", linestyle=":", label="in-network theory: 2S")
-            ax_b.axhline(2 * 2 * (n - 1) / n * tensor / 1e3, color="tab:orange", linestyle=":",
-                         label="ring theory: 2 x 2(N-1)/N S")
-        ax_b.set_ylabel("kB per link (both directions)")
-        ax_b.set_title(f"bytes per link, {_bytes_label(4 * (size or 0))} tensor")
-        ax_b.legend(fontsize="small")
-    else:
+    per_mode = {key: (last.get(key) or {}).get("bytes_per_link") or {} for _, key, _ in modes}
+    links = sorted({link for per in per_mode.values() for link in per})
+    if not links:
         ax_b.set_visible(False)
+        return fig
+    width = 0.8 / len(modes)
+    for j, (i, key, label) in enumerate(modes):
+        offset = (j - (len(modes) - 1) / 2) * width
+        ax_b.bar([x + offset for x in range(len(links))], [per_mode[key].get(k, 0) / 1e3 for k in links], width,
+                 label=label, color=f"C{i}")
+    ax_b.set_xticks(range(len(links)), links, rotation=45, ha="right")
+    n, size = _num(data.get("workers")), float(last["size"])
+    tensor = 4 * size
+    if n:  # payload both ways on a host link; headers and retransmissions come on top
+        ax_b.axhline(2 * tensor / 1e3, color="C0", linestyle=":", label="in-network theory: 2S")
+        ax_b.axhline(2 * 2 * (n - 1) / n * tensor / 1e3, color="C1", linestyle=":", label="ring theory: 2 x 2(N-1)/N S")
+    ax_b.set_ylabel("kB per link (both directions)")
+    ax_b.set_title(f"bytes per link, {_bytes_label(tensor)} tensor")
+    ax_b.legend(fontsize="small")
     return fig
 
 
