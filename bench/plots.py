@@ -226,9 +226,10 @@ def fabric_comparison(data: dict[str, Any]) -> Figure | None:
     if n:  # payload both ways on a host link; headers and retransmissions come on top
         ax_b.axhline(2 * tensor / 1e3, color="C0", linestyle=":", label="in-network theory: 2S")
         ax_b.axhline(2 * 2 * (n - 1) / n * tensor / 1e3, color="C1", linestyle=":", label="ring theory: 2 x 2(N-1)/N S")
+    ax_b.margins(y=0.35)  # room for the legend above the bars
     ax_b.set_ylabel("kB per link (both directions)")
     ax_b.set_title(f"bytes per link, {_bytes_label(tensor)} tensor")
-    ax_b.legend(fontsize="small")
+    ax_b.legend(fontsize="small", ncols=2, loc="upper left")
     return fig
 
 
