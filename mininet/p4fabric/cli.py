@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--loss", metavar="PCT", help="packet loss on every link, e.g. 2 or 2%%")
     run.add_argument("--dup", metavar="PCT", help="packet duplication on every link")
     run.add_argument("--link-down", action="append", default=[], metavar="A-B@T",
-                     help="take link A-B down T seconds after the in-network workers start")
+                     help="take link A-B down T seconds after the (last) in-network run's workers start")
     run.add_argument("--link-up", action="append", default=[], metavar="A-B@T", help="bring link A-B back at T")
     run.add_argument("--kill-switch", action="append", default=[], metavar="S@T", help="SIGKILL switch S at T")
     run.add_argument("--bitflip", action="append", default=[], metavar="S@T",
