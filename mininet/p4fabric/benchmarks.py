@@ -1,33 +1,51 @@
-"""Fabric benchmarks for `p4ina bench` (needs root): on an emulated leaf-spine with 4 workers, all-reduce time,
-goodput and bytes per link in-network vs the host ring, a loss sweep, and recovery after a spine is killed
-(detection to rebuilt tree, as the controller's event log records it, and the step time around it).
+"""Fabric benchmarks for `p4ina bench` (needs root), on emulated leaf-spines with the embedded target:
 
-Each point is one `p4ina run` (the same `Runner`); the numbers are the runs' reports, summarised."""
+- `sweep`: all-reduce time, goodput and bytes per link vs tensor size and workers, in-network int32/int16/int8 vs
+  the host ring vs gloo, all modes of a point in one run (`p4fabric.sweep_bench`);
+- `headline`: the same comparison at 8 workers and 4 MB, the README's ratios;
+- `loss_sweep`: in-network goodput and retransmissions under injected loss;
+- `recovery`, `link_down_recovery`: the controller's recovery after the tree's root spine is killed mid-run, and
+  after a tree link goes down (`p4fabric.recovery_bench`);
+- `calibration`: the at-scale model fitted to the sweep's ring and in-network points
+  (`p4fabric.calibration_bench`), with its per-point error.
+
+Every number is a run's report (`p4ina run`), summarised; every row carries its correctness bit."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.scale.model import CALIBRATED, Measurement, Params, calibrate, predict
-from hostagent.protocol import ELEMENT_SIZE, FMT_INT32, values_len
+from p4fabric.calibration_bench import MODEL_ALGORITHM, calibration_report, emulation_params, measurement
 from p4fabric.faults import build_plan
+from p4fabric.recovery_bench import link_down_recovery
 from p4fabric.report import RunReport
 from p4fabric.runner import Runner, RunOptions
+from p4fabric.sweep_bench import INNET_MODE, mode_row, ratios, run_point, sweep
 
-TOPO = "leafspine,2,2,2"
-#: Workers per calibration run; the model is fitted on the first count and predicts the others.
-CALIBRATION_WORKERS = (2, 4, 8)
-#: How close (relative) a prediction must come to the measured time to count as reproduced (issue 12).
-CALIBRATION_TOLERANCE = 0.25
-#: The veths carry no rate limit, so the links' effective rate (host stacks, switches forwarding ring packets) is
-#: fitted along with the model's per-message and per-packet costs.
-CALIBRATED_PARAMS = (*CALIBRATED, "link_gbps")
-#: The model's modes under the names `RunReport.mode` uses.
-_MODEL_MODES = {"innet": "in-network", "ring": "ring"}
+TOPO = "leafspine,2,2,2"  # loss and recovery runs: 4 workers, 2 spines (a spine can die and the tree move)
+HEADLINE_WORKERS, HEADLINE_ELEMENTS = 8, 1 << 20  # 8 workers, 4 MB of float32
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one `p4ina bench` run measures on the fabric."""
+
+    workers: tuple[int, ...]
+    sizes: tuple[int, ...]  # float32 elements
+    count: int  # steps per run (the median is reported)
+    losses: tuple[float, ...]  # percent
+    budget_s: float | None  # skip a sweep mode whose next size would exceed this per step
+    headline_count: int
+
+
+QUICK = Plan(workers=(2, 4, 8), sizes=(16384, 65536), count=3, losses=(0.0, 2.0), budget_s=None, headline_count=1)
+FULL = Plan(workers=(2, 4, 8, 16), sizes=tuple(16384 * 4**i for i in range(6)), count=3,  # 64 KB .. 64 MB
+            losses=(0.0, 1.0, 2.0, 5.0), budget_s=60.0, headline_count=3)
 
 
 def unavailable() -> str | None:
@@ -43,118 +61,80 @@ def unavailable() -> str | None:
 
 
 def _run(out: Path, topo: str = TOPO, **options: Any) -> RunReport:
-    return Runner(RunOptions(topo=topo, out=out, show_progress=False, **options), log=lambda _text: None).run()
+    return Runner(RunOptions(topo=topo, out=out, show_progress=False, retx_min=0.2, **options),
+                  log=lambda _text: None).run()
 
 
-def emulation_params(slots: int = 64, fmt: int = FMT_INT32) -> Params:
-    """The model's fixed knobs for the emulated fabric: what the runner configures, not fitted.
-
-    Packets carry one slot's values, each worker keeps `slots` chunks in flight, and the veths are not
-    rate-limited, so the link rate is only a starting point for `calibrate`, like the other free parameters."""
-    return Params(link_gbps=10.0, payload_bytes=values_len(fmt), window_packets=slots)
-
-
-def calibration_runs(base: Path, sizes: list[int], count: int,
-                     retransmissions: dict[tuple[str, int, float], int] | None = None) -> list[Measurement]:
-    """Leaf-spine runs with 2 leaves, 1 spine and N/2 workers per leaf, in-network and ring, one point per mode."""
-    points: list[Measurement] = []
-    for workers in CALIBRATION_WORKERS:
-        per_leaf = workers // 2
-        topo = f"leafspine,2,1,{per_leaf}"
-        for size in sizes:
-            report = _run(base / f"cal-{workers}-{size}", topo=topo, size=size, count=count,
-                          modes=tuple(_MODEL_MODES))
-            for model_mode, name in _MODEL_MODES.items():
-                summary = report.mode(name)
-                if summary is None or summary.median_seconds <= 0:
-                    raise RuntimeError(f"calibration run {topo} size {size} has no {name} time")
-                if retransmissions is not None:
-                    retransmissions[(model_mode, workers, float(size * ELEMENT_SIZE[FMT_INT32]))] = \
-                        summary.retransmissions
-                points.append(Measurement(model_mode, "leafspine", workers, float(size * ELEMENT_SIZE[FMT_INT32]),
-                                          summary.median_seconds, hosts_per_leaf=per_leaf))
-    return points
+def loss_sweep(base: Path, losses: tuple[float, ...], size: int, count: int) -> list[dict[str, Any]]:
+    rows = []
+    for loss in losses:
+        plan = build_plan(loss=str(loss)) if loss else build_plan()
+        report = _run(base / f"loss-{loss:g}", size=size, count=count, faults=plan)
+        summary = report.mode(INNET_MODE["int32"])
+        if summary is not None:
+            rows.append({"loss_percent": loss, **mode_row(report, summary, len(report.workers))})
+    return rows
 
 
-def calibration_report(points: list[Measurement], params: Params,
-                       retransmissions: dict[tuple[str, int, float], int] | None = None) -> dict[str, Any]:
-    """Fit on the smallest worker count, predict every point, and say which predictions are within tolerance."""
-    fit_on = [m for m in points if m.hosts == CALIBRATION_WORKERS[0]]
-    cal = calibrate(fit_on, params, free=CALIBRATED_PARAMS)
-    rows: list[dict[str, Any]] = []
-    for m in points:
-        predicted = predict(m, cal.params)
-        error = (predicted - m.seconds) / m.seconds
-        rows.append({"algorithm": m.algorithm, "workers": m.hosts, "bytes": m.message_bytes,
-                     "measured_s": m.seconds, "predicted_s": predicted, "rel_error": error,
-                     "fitted_on": m.hosts == CALIBRATION_WORKERS[0],
-                     "within_tolerance": abs(error) <= CALIBRATION_TOLERANCE,
-                     "retransmissions": (retransmissions or {}).get((m.algorithm, m.hosts, m.message_bytes))})
-    held_out = [r for r in rows if not r["fitted_on"]]
-    return {"fitted": cal.fitted, "fit_mean_abs_rel_error": cal.mean_abs_rel_error,
-            "tolerance": CALIBRATION_TOLERANCE, "points": rows,
-            "held_out_within_tolerance": sum(r["within_tolerance"] for r in held_out),
-            "held_out_points": len(held_out),
-            "held_out_max_abs_rel_error": max((abs(r["rel_error"]) for r in held_out), default=0.0)}
+def spine_recovery(base: Path) -> dict[str, Any]:
+    size = 65536
+    report = _run(base / "recovery", size=size, count=3, faults=build_plan(kill_switch=["spine1@2"]))
+    rebuilt = [e for e in report.faults.get("controller_events", []) if e.get("kind") == "job_rebuilt"]
+    innet = report.mode(INNET_MODE["int32"])
+    return {"size": size, "fault": "kill spine1 (tree root) at 2 s",
+            **(mode_row(report, innet, len(report.workers)) if innet else {}),
+            "recovery_ms": [e.get("data", {}).get("recovery_ms") for e in rebuilt],
+            "fired": report.faults.get("fired", [])}
 
 
-def _mode(report: RunReport, name: str) -> dict[str, Any]:
-    summary = report.mode(name)
-    if summary is None:
-        return {}
-    links = {link: counts.get(name, 0) for link, counts in report.link_bytes.items()}
-    return {"median_seconds": summary.median_seconds, "goodput_gbps": summary.goodput_gbps,
-            "retransmissions": summary.retransmissions, "checksum_failures": summary.checksum_failures,
-            "exact": summary.exact, "bytes_total": sum(links.values()), "bytes_per_link": links}
+def headline(base: Path, count: int) -> dict[str, Any]:
+    report = run_point(base / "headline", HEADLINE_WORKERS, HEADLINE_ELEMENTS, count, fmts=("int32", "int8"))
+    rows = [mode_row(report, m, HEADLINE_WORKERS) for m in report.modes]
+    return {"workers": HEADLINE_WORKERS, "elements": HEADLINE_ELEMENTS, "rows": rows, "errors": report.errors,
+            "ratios": ratios(rows, HEADLINE_WORKERS, HEADLINE_ELEMENTS)}
+
+
+def calibration(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model fitted to the sweep's ring and in-network int32 rows (the modes it models)."""
+    points, retx = [], {}
+    for row in rows:
+        if row.get("mode") in MODEL_ALGORITHM and row.get("median_seconds", 0) > 0 and row.get("correct"):
+            m = measurement(row["mode"], row["workers"], row["elements"], row["median_seconds"])
+            points.append(m)
+            retx[(m.algorithm, m.hosts, m.message_bytes)] = row["retransmissions"]
+    return calibration_report(points, emulation_params(), retx)
 
 
 def run(quick: bool) -> dict[str, Any]:
     reason = unavailable()
     if reason:
         raise RuntimeError(reason)
-    sizes = [16384] if quick else [16384, 131072, 1 << 20]
-    losses = [0.0, 2.0] if quick else [0.0, 1.0, 2.0, 5.0]
-    count = 1 if quick else 3
+    plan = QUICK if quick else FULL
     started = time.perf_counter()
-    data: dict[str, Any] = {"topology": TOPO, "workers": 4, "target": "embedded", "quick": quick}
+    data: dict[str, Any] = {"target": "embedded", "quick": quick, "plan": asdict(plan)}
     with tempfile.TemporaryDirectory(prefix="p4ina-bench-") as tmp:
         base = Path(tmp)
-        comparison: list[dict[str, Any]] = []
-        for size in sizes:
-            report = _run(base / f"cmp-{size}", size=size, count=count, modes=("ring", "innet"))
-            comparison.append({"size": size, "in_network": _mode(report, "in-network"),
-                               "ring": _mode(report, "ring")})
-        data["in_network_vs_ring"] = comparison
-        sweep: list[dict[str, Any]] = []
-        for loss in losses:
-            plan = build_plan(loss=str(loss)) if loss else build_plan()
-            report = _run(base / f"loss-{loss:g}", size=sizes[0], count=count, faults=plan)
-            sweep.append({"loss_percent": loss, **_mode(report, "in-network")})
-        data["loss_sweep"] = sweep
-        size = 65536
-        report = _run(base / "recovery", size=size, count=3, faults=build_plan(kill_switch=["spine1@2"]))
-        rebuilt = [e for e in report.faults.get("controller_events", []) if e.get("kind") == "job_rebuilt"]
-        innet = report.mode("in-network")
-        recovery_ms = [e.get("data", {}).get("recovery_ms") for e in rebuilt]
-        data["recovery"] = {
-            "size": size, "fault": "kill spine1 (tree root) at 2 s", **_mode(report, "in-network"),
-            "step_seconds": innet.step_seconds if innet is not None else [],
-            "recovery_ms": recovery_ms, "fired": report.faults.get("fired", []),
-        }
-        cal_sizes = [4096, 32768] if quick else [4096, 32768, 262144]
-        retx: dict[tuple[str, int, float], int] = {}
-        points = calibration_runs(base, cal_sizes, count, retx)
-        data["calibration"] = calibration_report(points, emulation_params(), retx)
-    first_innet = comparison[0]["in_network"]
-    first_ring = comparison[0]["ring"]
-    data["summary"] = {
-        "size": sizes[0],
-        "in_network_ms": round(1000 * float(first_innet.get("median_seconds", 0.0)), 1),
-        "ring_ms": round(1000 * float(first_ring.get("median_seconds", 0.0)), 1),
-        "loss_2pct_exact": next((p["exact"] for p in sweep if p["loss_percent"] == 2.0), None),
-        "recovery_ms": recovery_ms[0] if recovery_ms else None,
-        "model_held_out_within_25pct": (f"{data['calibration']['held_out_within_tolerance']}"
-                                        f"/{data['calibration']['held_out_points']}"),
-        "seconds": round(time.perf_counter() - started, 1),
-    }
+        data["sweep"] = sweep(base, plan.workers, plan.sizes, plan.count, budget_s=plan.budget_s)
+        data["headline"] = headline(base, plan.headline_count)
+        data["loss_sweep"] = loss_sweep(base, plan.losses, plan.sizes[0], plan.count)
+        data["recovery"] = spine_recovery(base)
+        data["link_down_recovery"] = link_down_recovery(base, quick)
+    data["calibration"] = calibration(data["sweep"])
+    data["summary"] = _summary(data, time.perf_counter() - started)
     return data
+
+
+def _summary(data: dict[str, Any], seconds: float) -> dict[str, Any]:
+    head = data["headline"]["ratios"]
+    cal = data["calibration"]
+    killed = data["recovery"].get("recovery_ms") or [None]
+    return {
+        "ring_over_innet_8w_4MB": round(head.get("ring_over_in_network_time", 0.0), 3),
+        "gloo_over_innet_8w_4MB": round(head.get("gloo_over_in_network_time", 0.0), 3),
+        "int8_over_int32_time": round(head.get("int8_over_int32_time", 0.0), 3),
+        "int8_over_int32_bytes": round(head.get("int8_over_int32_host_link_bytes", 0.0), 3),
+        "model_within_25pct": f"{cal['within_tolerance']}/{cal['judged_points']}",
+        "recovery_ms": killed[0],
+        "all_correct": all(r.get("correct", True) for r in data["sweep"] + data["headline"]["rows"]),
+        "seconds": round(seconds, 1),
+    }

@@ -61,11 +61,11 @@ def mode_row(report: RunReport, summary: ModeSummary, workers: int) -> dict[str,
     tensor_bytes = report.size * BYTES_PER_ELEMENT
     links = link_bytes(report, summary.mode)
     return {
-        "mode": summary.mode, "fmt": getattr(summary, "fmt", ""), "workers": workers, "elements": report.size,
+        "mode": summary.mode, "fmt": summary.fmt, "workers": workers, "elements": report.size,
         "bytes": tensor_bytes, "steps": summary.steps, "median_seconds": summary.median_seconds,
         "step_seconds": summary.step_seconds, "goodput_gbps": summary.goodput_gbps,
-        "retransmissions": summary.retransmissions, "correct": bool(summary.exact),
-        "max_abs_error": summary.max_abs_error, **links,
+        "retransmissions": summary.retransmissions, "correct": summary.correct, "exact": summary.exact,
+        "max_abs_error": summary.max_abs_error, "error_bound": summary.error_bound, **links,
         "host_link_bytes_per_tensor_byte": links["bytes_per_host_link"] / tensor_bytes,
         "ring_theory_host_link_factor": ring_host_link_factor(workers),
     }
