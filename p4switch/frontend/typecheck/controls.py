@@ -14,10 +14,7 @@ class ControlChecker(ParserChecker):
     """Controls, tables and action references."""
 
     def control_decl(self, scope: Scope, decl: ast.ControlDeclaration) -> None:
-        inner = scope.child(decl)
-        self.out.scopes[decl] = inner
-        self.params(inner, decl.params, decl)
-        self.params(inner, decl.constructor_params, decl, "ctor_param")
+        inner = self.block_scope(scope, decl)
         for local in decl.locals:
             try:
                 self.local_decl(inner, local)

@@ -42,6 +42,14 @@ class DeclarationChecker(StatementChecker):
             self.declare_value(scope, p.name, var, p.loc)
             self.out.decl_vars[p] = var
 
+    def block_scope(self, scope: Scope, decl: ast.ParserDeclaration | ast.ControlDeclaration) -> Scope:
+        """The scope of a parser's or control's body, holding its parameters and constructor parameters."""
+        inner = scope.child(decl)
+        self.out.scopes[decl] = inner
+        self.params(inner, decl.params, decl)
+        self.params(inner, decl.constructor_params, decl, "ctor_param")
+        return inner
+
     def action_decl(self, scope: Scope, decl: ast.ActionDeclaration) -> None:
         inner = scope.child(decl)
         self.out.scopes[decl] = inner

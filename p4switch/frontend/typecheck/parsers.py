@@ -14,10 +14,7 @@ class ParserChecker(DeclarationChecker):
     """Parsers, transitions and keysets."""
 
     def parser_decl(self, scope: Scope, decl: ast.ParserDeclaration) -> None:
-        inner = scope.child(decl)
-        self.out.scopes[decl] = inner
-        self.params(inner, decl.params, decl)
-        self.params(inner, decl.constructor_params, decl, "ctor_param")
+        inner = self.block_scope(scope, decl)
         states = {s.name: s for s in decl.states}
         for name in ("accept", "reject"):
             inner.values[name] = name
