@@ -75,9 +75,7 @@ class AnnotationParser(ExpressionParser):
             return None
         return self.try_whole_list(tokens, lambda sub: sub.annotation_pair())
 
-    def try_whole_list(
-        self, tokens: list[Token], item: Callable[[AnnotationParser], T]
-    ) -> tuple[T, ...] | None:
+    def try_whole_list(self, tokens: list[Token], item: Callable[[AnnotationParser], T]) -> tuple[T, ...] | None:
         """`tokens` read as a comma-separated list of `item` and nothing else, or None if they are not one."""
         sub = self.sub_parser(tokens)
         try:
