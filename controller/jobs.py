@@ -37,6 +37,11 @@ class Binding(Protocol):
         """(slots, multicast groups, job-table rows) one switch can give to jobs."""
         ...
 
+    def slot_reset_entities(self, helper: P4InfoHelper, slot_base: int,
+                            slot_count: int) -> list[p4runtime_pb2.Entity]:
+        """Writes (MODIFY) that return a slot range's data-plane state to unused."""
+        ...
+
 
 def to_text(e: p4runtime_pb2.Entity) -> str:
     return text_format.MessageToString(e, as_one_line=True)
@@ -101,9 +106,29 @@ class JobManager:
         record = JobRecord(job_id, name or f"job{job_id}", list(members), quant, slots, root, tree, grants, ranks,
                            {sw: p.to_dict() for sw, p in plan.switches.items()}, created=time.time(),
                            scale=scale, worker_ports=ports, workers=[asdict(m) for m in plan.members])
+        self._reset_slots(grants.values())
         record.installed = self._install(plan.switches)
         self.state.jobs[job_id] = record
         return record
+
+    def _reset_updates(self, grants: Iterable[Grant]) -> dict[str, list[p4runtime_pb2.Update]]:
+        return {g.switch: [update("MODIFY", e) for e in
+                           self.binding.slot_reset_entities(self.helper, g.slot_base, g.slot_count)]
+                for g in grants}
+
+    def _reset_slots(self, grants: Iterable[Grant]) -> None:
+        """Clear the slot state of freshly granted slots before any entry admits the job's packets there.
+
+        The switch keeps each slot's last round (step, seq) and status, and a deleted job leaves them behind; a
+        new job's workers start again at step 0, so without this the switch would drop their packets as stale, or
+        answer them with the deleted job's stored RESULT. Initialising what it allocates is the controller's job
+        (docs/controller.md, "Jobs"); nothing is installed when a switch refuses."""
+        resets = self._reset_updates(grants)
+
+        def write(c: SwitchClient) -> None:
+            c.write(resets[c.name])
+
+        self.fabric.run(write, resets).raise_first()
 
     def _entities(self, plans: dict[str, SwitchJobPlan]) -> dict[str, list[p4runtime_pb2.Entity]]:
         return {sw: self.binding.job_entities(self.helper, p, self.topo) for sw, p in plans.items()}
@@ -202,15 +227,19 @@ class JobManager:
         book = self.resources(exclude=[job_id])
         kept = {sw: g for sw, g in record.grants.items() if sw in tree.parent}
         book.restore(job_id, kept.values())
-        grants = {**kept, **book.admit(job_id, [s for s in tree.switches if s not in kept], record.slots)}
+        fresh = book.admit(job_id, [s for s in tree.switches if s not in kept], record.slots)
+        grants = {**kept, **fresh}
         plan = plan_job(self.topo, tree, grants, job_id, record.quant, record.ranks, scale=record.scale,
                         worker_ports=record.worker_ports)
         wanted = self._entities(plan.switches)
         old = {sw: [from_text(t) for t in texts] for sw, texts in record.installed.items()
                if sw not in self.state.down_switches}
         changes = {sw: diff_updates(old.get(sw, []), wanted.get(sw, [])) for sw in set(old) | set(wanted)}
+        resets = self._reset_updates(fresh.values())
 
         def write(c: SwitchClient) -> None:
+            if c.name in resets:  # a switch new to the tree: clear its slots before its entries admit packets
+                c.write(resets[c.name])
             c.write(changes[c.name])
 
         out = self.fabric.run(write, [sw for sw, ups in changes.items() if ups])

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from p4.v1 import p4runtime_pb2
 
 from controller.client import entity
+from controller.encoding import encode_int
 from controller.exceptions import P4InfoError
 from controller.p4info import P4InfoHelper, multicast_group
 from controller.plan import AGG_PORT, QUANT_MODES, SwitchJobPlan
@@ -40,6 +41,14 @@ AGG_PACKETS = "P4inaIngress.output.agg_packets"
 FWD_DROPS = "P4inaIngress.forwarding.fwd_drops"
 PFC_RX = "P4inaIngress.qos.pfc_rx"
 BITMAP_REGISTER = "P4inaIngress.aggregation.agg_bitmap"
+# The per-cell slot state of `AggregationIngress` (p4src/include/aggregation.p4): what the program reads to
+# decide whether a packet starts, joins or repeats a round. The 64 value registers `agg_v0..63` are left alone:
+# a round's first contribution overwrites them, and they are only read out of a cell whose status says it holds
+# a completed round.
+SLOT_REGISTERS = tuple(f"P4inaIngress.aggregation.{n}" for n in (
+    "agg_bitmap", "agg_child_count", "agg_round_step", "agg_round_seq", "agg_contributions", "agg_checksum",
+    "agg_status"))
+CELLS_PER_SLOT = 2  # one cell per version
 
 DROP_REASONS = ("UNKNOWN_JOB", "NOT_ADMITTED", "SLOT_RANGE", "BAD_FORMAT", "DUPLICATE", "STALE")
 DROP_ROWS_PER_JOB = 8
@@ -67,6 +76,19 @@ class P4inaProgram:
         return cells // 2, DEFAULT_GROUPS, rows - 1  # 2 versions per slot; the last row is for unknown jobs
 
     # -- jobs ---------------------------------------------------------------------------------------------------
+    def slot_reset_entities(self, helper: P4InfoHelper, slot_base: int, slot_count: int) -> list[p4runtime_pb2.Entity]:
+        """Register writes (MODIFY) zeroing the slot state of slots `slot_base .. slot_base+slot_count-1`, both
+        versions. A zero status marks a cell unused, so the next contribution starts a new round whatever its
+        (step, seq): a job's workers start at step 0, and the cells must not remember a deleted job's rounds."""
+        cells = range(slot_base * CELLS_PER_SLOT, (slot_base + slot_count) * CELLS_PER_SLOT)
+        out = []
+        for name in SLOT_REGISTERS:
+            for cell in cells:
+                reg = helper.register_entry(name, cell)
+                reg.data.bitstring = encode_int(0, 0)
+                out.append(_e(reg))
+        return out
+
     def job_entities(self, helper: P4InfoHelper, plan: SwitchJobPlan, topo: Topology) -> list[p4runtime_pb2.Entity]:
         """PRE group first (the job entry refers to it), then job, admission and neighbour entries."""
         out = [_e(multicast_group(plan.group, [(c.port, c.index) for c in plan.children]))]

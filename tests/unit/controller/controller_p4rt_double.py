@@ -4,7 +4,7 @@ It implements only the protocol behaviour the client depends on, following the P
 simple_switch_grpc: arbitration by highest election id (OK for the primary, ALREADY_EXISTS for a backup,
 INVALID_ARGUMENT for a duplicate id), PERMISSION_DENIED for writes from a non-primary, per-update errors in
 `grpc-status-details-bin` with UNKNOWN at the top, table entries and multicast groups keyed by their identity,
-pipeline set/get. It never evaluates packets: data-plane behaviour is tested against the real embedded switch.
+register cells (MODIFY only, one index at a time; cells never written read as absent), pipeline set/get. It never evaluates packets: data-plane behaviour is tested against the real embedded switch.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ class P4RuntimeDouble(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.groups: dict[int, p4runtime_pb2.MulticastGroupEntry] = {}
         self.clones: dict[int, p4runtime_pb2.CloneSessionEntry] = {}
         self.digests: dict[int, p4runtime_pb2.DigestEntry] = {}
+        self.registers: dict[tuple[int, int], bytes] = {}  # (register id, index) -> bitstring, as written
+        self.refuse_registers = False  # set: register writes fail, as on a target without them
         self.hang = threading.Event()  # set: unary RPCs block (a hung switch)
         self.writes = 0
 
@@ -167,6 +169,14 @@ class P4RuntimeDouble(p4runtime_pb2_grpc.P4RuntimeServicer):
                 key, store, value = pre.clone_session_entry.session_id, self.clones, pre.clone_session_entry
             if key == 0:
                 return code_pb2.INVALID_ARGUMENT, "id 0 is invalid"
+        elif which == "register_entry":
+            r = u.entity.register_entry
+            if self.refuse_registers:
+                return code_pb2.UNIMPLEMENTED, "register writes are not supported"
+            if u.type != p4runtime_pb2.Update.MODIFY or not r.HasField("index"):
+                return code_pb2.INVALID_ARGUMENT, "registers can only be modified, one index at a time"
+            self.registers[r.register_id, r.index.index] = r.data.bitstring
+            return code_pb2.OK, ""
         elif which == "digest_entry":
             key, store, value = u.entity.digest_entry.digest_id, self.digests, u.entity.digest_entry
         else:

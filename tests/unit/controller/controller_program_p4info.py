@@ -50,7 +50,12 @@ TABLES: dict[str, tuple[list[tuple[str, int, int]], list[str], int]] = {
 
 COUNTERS = {"P4inaIngress.output.agg_drops": 136, "P4inaIngress.output.agg_packets": 17,
             "P4inaIngress.forwarding.fwd_drops": 512, "P4inaIngress.qos.pfc_rx": 512}
-REGISTERS = {"P4inaIngress.aggregation.agg_bitmap": 1024}
+# The per-cell slot state (AGG_CELLS = 1024 cells: 512 slots x 2 versions) with its element widths; the controller
+# clears it for the slots it grants (docs/controller.md, "Jobs"). The 64 value registers are not part of the
+# control-plane interface.
+REGISTERS = {f"P4inaIngress.aggregation.{name}": (1024, width) for name, width in (
+    ("agg_bitmap", 32), ("agg_child_count", 8), ("agg_round_step", 32), ("agg_round_seq", 32),
+    ("agg_contributions", 16), ("agg_checksum", 32), ("agg_status", 32))}
 
 
 def documented_p4info() -> p4info_pb2.P4Info:
@@ -80,10 +85,10 @@ def documented_p4info() -> p4info_pb2.P4Info:
         c.preamble.name = name
         c.spec.unit = p4info_pb2.CounterSpec.BOTH
         c.size = size
-    for i, (name, size) in enumerate(REGISTERS.items()):
+    for i, (name, (size, width)) in enumerate(REGISTERS.items()):
         r = info.registers.add()
         r.preamble.id = 0x13000000 + i + 1
         r.preamble.name = name
         r.size = size
-        r.type_spec.bitstring.bit.bitwidth = 32
+        r.type_spec.bitstring.bit.bitwidth = width
     return info

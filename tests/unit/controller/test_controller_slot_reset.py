@@ -1,0 +1,123 @@
+"""The controller clears the slot state it grants (on create, and on a rebuild for switches new to the tree), and
+nothing else, before the job's entries admit packets; a switch that refuses the reset refuses the job.
+
+Register writes land on loopback P4Runtime doubles; what the cleared state does to packets is tested against the
+real program in tests/target/test_job_reuse.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from controller_p4rt_double import DoubleServer
+from controller_program_p4info import documented_p4info
+
+from controller.client import entity, update
+from controller.exceptions import P4InfoError, RpcError
+from controller.fabric import Fabric
+from controller.jobs import JobManager
+from controller.p4info import P4InfoHelper
+from controller.program import SLOT_REGISTERS, P4inaProgram
+from controller.state import ControllerState
+from controller.topologies import leaf_spine
+from controller.topology import Topology
+
+Env = tuple[Topology, dict[str, DoubleServer], Fabric]
+HELPER = P4InfoHelper(documented_p4info())
+IDS = {HELPER.registers.get(n).preamble.id: n for n in SLOT_REGISTERS}
+
+
+@pytest.fixture
+def fabric() -> Iterator[Env]:
+    topo = leaf_spine(leaves=2, spines=2, hosts_per_leaf=2)
+    servers = {name: DoubleServer() for name in topo.switches}
+    for name, s in servers.items():
+        topo.switches[name].grpc = s.address
+    fab = Fabric(topo, timeout=5)
+    fab.push_pipeline(documented_p4info(), b"{}").raise_first()
+    yield topo, servers, fab
+    fab.close()
+    for s in servers.values():
+        s.stop()
+
+
+def _manager(topo: Topology, fab: Fabric) -> JobManager:
+    return JobManager(topo, fab, P4inaProgram(), HELPER, ControllerState())
+
+
+def _dirty(fab: Fabric, switch: str, cells: range) -> None:
+    """Leave non-zero slot state behind, as a deleted job's rounds do."""
+    ups = []
+    for name in SLOT_REGISTERS:
+        for cell in cells:
+            reg = HELPER.register_entry(name, cell)
+            reg.data.bitstring = b"\x05"
+            ups.append(update("MODIFY", entity(reg)))
+    fab.connected(switch).write(ups)
+
+
+def _cells(server: DoubleServer, value: bytes) -> dict[str, set[int]]:
+    """Per slot register, the cells holding `value`."""
+    out: dict[str, set[int]] = {n: set() for n in SLOT_REGISTERS}
+    for (rid, index), data in server.servicer.registers.items():
+        if data == value:
+            out[IDS[rid]].add(index)
+    return out
+
+
+def test_reset_entities_cover_both_versions_of_each_slot() -> None:
+    ents = P4inaProgram().slot_reset_entities(HELPER, 3, 2)
+    assert len(ents) == len(SLOT_REGISTERS) * 4
+    got = {(IDS[e.register_entry.register_id], e.register_entry.index.index) for e in ents}
+    assert got == {(n, c) for n in SLOT_REGISTERS for c in (6, 7, 8, 9)}
+    assert {e.register_entry.data.bitstring for e in ents} == {b"\x00"}
+
+
+def test_reset_entities_refuse_slots_beyond_the_registers() -> None:
+    with pytest.raises(P4InfoError, match=r"agg_bitmap index 1024 outside 0..1023"):
+        P4inaProgram().slot_reset_entities(HELPER, 510, 3)
+
+
+def test_create_clears_exactly_the_granted_slots_on_every_switch_of_the_tree(fabric: Env) -> None:
+    topo, servers, fab = fabric
+    for sw in topo.switches:
+        _dirty(fab, sw, range(0, 20))
+    rec = _manager(topo, fab).create(["h1", "h2", "h3", "h4"], slots=8)
+    for sw, server in servers.items():
+        zero, dirty = _cells(server, b"\x00"), _cells(server, b"\x05")
+        if sw in rec.grants:
+            g = rec.grants[sw]
+            granted = set(range(2 * g.slot_base, 2 * (g.slot_base + g.slot_count)))
+            assert all(zero[n] == granted for n in SLOT_REGISTERS), sw
+            assert all(dirty[n] == set(range(20)) - granted for n in SLOT_REGISTERS), sw
+        else:
+            assert all(not zero[n] for n in SLOT_REGISTERS), f"{sw} is not in the tree: untouched"
+
+
+def test_rebuild_clears_slots_only_on_switches_new_to_the_tree(fabric: Env) -> None:
+    topo, servers, fab = fabric
+    jobs = _manager(topo, fab)
+    rec = jobs.create(["h1", "h3"], slots=8)
+    lost = rec.tree.root
+    for sw in topo.switches:
+        if sw != lost:
+            _dirty(fab, sw, range(0, 16))
+    fab.client(lost).close()
+    servers[lost].stop()
+    jobs.state.down_switches.append(lost)
+    again = jobs.rebuild(rec.job_id)
+    new_root = again.tree.root
+    assert new_root != lost
+    assert all(cells == set(range(16)) for cells in _cells(servers[new_root], b"\x00").values())
+    for leaf in ("leaf1", "leaf2"):  # kept their grants and the state in flight there
+        assert all(cells == set(range(16)) for cells in _cells(servers[leaf], b"\x05").values()), leaf
+
+
+def test_a_switch_refusing_the_reset_refuses_the_job_and_nothing_is_installed(fabric: Env) -> None:
+    topo, servers, fab = fabric
+    servers["leaf2"].servicer.refuse_registers = True
+    jobs = _manager(topo, fab)
+    with pytest.raises(RpcError, match="leaf2"):
+        jobs.create(["h1", "h3"], slots=8)
+    assert all(not s.servicer.tables and not s.servicer.groups for s in servers.values())
+    assert not jobs.state.jobs
