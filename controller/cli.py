@@ -217,6 +217,11 @@ def _job_create(args: argparse.Namespace, app: ControllerApp) -> Any:
         data["workers"] = rec.workers
         data["text"] = (f"job {rec.job_id} created: root {rec.tree.root}, depth {rec.tree.depth}, "
                         f"{len(rec.tree.parent)} switches\n" + rec.tree.drawing() + "\n" + _workers_table(rec))
+        if rec.uncleared:
+            data["uncleared"] = rec.uncleared
+            data["text"] += (f"\nwarning: slots not cleared on {', '.join(rec.uncleared)} (no P4Runtime register "
+                             "writes): a deleted job's slot state left there can stall this job or answer it with "
+                             "that job's sums; restart those switches before reusing their slots")
         return data
 
 

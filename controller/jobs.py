@@ -106,7 +106,7 @@ class JobManager:
         record = JobRecord(job_id, name or f"job{job_id}", list(members), quant, slots, root, tree, grants, ranks,
                            {sw: p.to_dict() for sw, p in plan.switches.items()}, created=time.time(),
                            scale=scale, worker_ports=ports, workers=[asdict(m) for m in plan.members])
-        self._reset_slots(grants.values())
+        record.uncleared = self._reset_slots(grants.values())
         record.installed = self._install(plan.switches)
         self.state.jobs[job_id] = record
         return record
@@ -116,19 +116,22 @@ class JobManager:
                            self.binding.slot_reset_entities(self.helper, g.slot_base, g.slot_count)]
                 for g in grants}
 
-    def _reset_slots(self, grants: Iterable[Grant]) -> None:
+    def _reset_slots(self, grants: Iterable[Grant]) -> list[str]:
         """Clear the slot state of freshly granted slots before any entry admits the job's packets there.
 
         The switch keeps each slot's last round (step, seq) and status, and a deleted job leaves them behind; a
         new job's workers start again at step 0, so without this the switch would drop their packets as stale, or
         answer them with the deleted job's stored RESULT. Initialising what it allocates is the controller's job
-        (docs/controller.md, "Jobs"); nothing is installed when a switch refuses."""
+        (docs/controller.md, "Jobs"); nothing is installed when a switch refuses. Returns the switches that have
+        no P4Runtime register writes (BMv2): their slots stay as they are."""
         resets = self._reset_updates(grants)
 
-        def write(c: SwitchClient) -> None:
-            c.write(resets[c.name])
+        def write(c: SwitchClient) -> bool:
+            return _write_reset(c, resets[c.name])
 
-        self.fabric.run(write, resets).raise_first()
+        out = self.fabric.run(write, resets)
+        out.raise_first()
+        return sorted(sw for sw, cleared in out.results.items() if not cleared)
 
     def _entities(self, plans: dict[str, SwitchJobPlan]) -> dict[str, list[p4runtime_pb2.Entity]]:
         return {sw: self.binding.job_entities(self.helper, p, self.topo) for sw, p in plans.items()}
@@ -237,13 +240,16 @@ class JobManager:
         changes = {sw: diff_updates(old.get(sw, []), wanted.get(sw, [])) for sw in set(old) | set(wanted)}
         resets = self._reset_updates(fresh.values())
 
-        def write(c: SwitchClient) -> None:
-            if c.name in resets:  # a switch new to the tree: clear its slots before its entries admit packets
-                c.write(resets[c.name])
+        def write(c: SwitchClient) -> bool:
+            # a switch new to the tree: clear its slots before its entries admit packets
+            cleared = _write_reset(c, resets[c.name]) if c.name in resets else True
             c.write(changes[c.name])
+            return cleared
 
         out = self.fabric.run(write, [sw for sw, ups in changes.items() if ups])
         out.raise_first()
+        uncleared = {sw for sw, cleared in out.results.items() if not cleared}
+        record.uncleared = sorted(uncleared | {sw for sw in record.uncleared if sw in kept})
         record.tree, record.grants = tree, grants
         record.plans = {sw: p.to_dict() for sw, p in plan.switches.items()}
         record.workers = [asdict(m) for m in plan.members]
@@ -251,6 +257,19 @@ class JobManager:
         record.status = "active"
         record.rebuilt += 1
         return record
+
+
+def _write_reset(c: SwitchClient, ups: list[p4runtime_pb2.Update]) -> bool:
+    """Write slot-state resets; False when the switch has no P4Runtime register writes at all (BMv2's
+    simple_switch_grpc answers UNIMPLEMENTED, p4lang/PI#376), any other refusal raises."""
+    try:
+        c.write(ups)
+    except RpcError as exc:
+        codes = {u.code_name for u in exc.updates} or {exc.code_name}
+        if codes != {"UNIMPLEMENTED"}:
+            raise
+        return False
+    return True
 
 
 def entity_key(e: p4runtime_pb2.Entity) -> str:

@@ -50,6 +50,7 @@ class JobRecord:
     status: str = "active"  # active, degraded (a switch of the tree is down and no tree could be rebuilt)
     created: float = 0.0
     rebuilt: int = 0
+    uncleared: list[str] = field(default_factory=list)  # switches whose granted slots could not be cleared (BMv2)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k not in ("tree", "grants")}

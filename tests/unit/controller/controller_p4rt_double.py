@@ -44,7 +44,7 @@ class P4RuntimeDouble(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.clones: dict[int, p4runtime_pb2.CloneSessionEntry] = {}
         self.digests: dict[int, p4runtime_pb2.DigestEntry] = {}
         self.registers: dict[tuple[int, int], bytes] = {}  # (register id, index) -> bitstring, as written
-        self.refuse_registers = False  # set: register writes fail, as on a target without them
+        self.refuse_registers: int | None = None  # a google.rpc code: register writes fail with it
         self.hang = threading.Event()  # set: unary RPCs block (a hung switch)
         self.writes = 0
 
@@ -171,8 +171,8 @@ class P4RuntimeDouble(p4runtime_pb2_grpc.P4RuntimeServicer):
                 return code_pb2.INVALID_ARGUMENT, "id 0 is invalid"
         elif which == "register_entry":
             r = u.entity.register_entry
-            if self.refuse_registers:
-                return code_pb2.UNIMPLEMENTED, "register writes are not supported"
+            if self.refuse_registers is not None:
+                return self.refuse_registers, "register write refused"
             if u.type != p4runtime_pb2.Update.MODIFY or not r.HasField("index"):
                 return code_pb2.INVALID_ARGUMENT, "registers can only be modified, one index at a time"
             self.registers[r.register_id, r.index.index] = r.data.bitstring

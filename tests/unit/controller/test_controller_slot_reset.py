@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from controller_p4rt_double import DoubleServer
 from controller_program_p4info import documented_p4info
+from google.rpc import code_pb2
 
 from controller.client import entity, update
 from controller.exceptions import P4InfoError, RpcError
@@ -115,9 +116,36 @@ def test_rebuild_clears_slots_only_on_switches_new_to_the_tree(fabric: Env) -> N
 
 def test_a_switch_refusing_the_reset_refuses_the_job_and_nothing_is_installed(fabric: Env) -> None:
     topo, servers, fab = fabric
-    servers["leaf2"].servicer.refuse_registers = True
+    servers["leaf2"].servicer.refuse_registers = code_pb2.RESOURCE_EXHAUSTED
     jobs = _manager(topo, fab)
-    with pytest.raises(RpcError, match="leaf2"):
+    with pytest.raises(RpcError, match=r"leaf2.*RESOURCE_EXHAUSTED"):
         jobs.create(["h1", "h3"], slots=8)
     assert all(not s.servicer.tables and not s.servicer.groups for s in servers.values())
     assert not jobs.state.jobs
+
+
+def test_a_switch_without_register_writes_gets_the_job_and_is_reported(fabric: Env) -> None:
+    """BMv2's simple_switch_grpc answers UNIMPLEMENTED to every register write (p4lang/PI#376): refusing jobs there
+    would make BMv2 unusable, so the job goes in and the record names the switch whose slots were not cleared."""
+    topo, servers, fab = fabric
+    servers["leaf2"].servicer.refuse_registers = code_pb2.UNIMPLEMENTED
+    jobs = _manager(topo, fab)
+    rec = jobs.create(["h1", "h3"], slots=8)
+    assert rec.uncleared == ["leaf2"]
+    assert servers["leaf2"].servicer.tables and not servers["leaf2"].servicer.registers
+    assert all(cells for cells in _cells(servers["leaf1"], b"\x00").values())
+
+
+def test_a_rebuild_onto_a_switch_without_register_writes_still_moves_the_job(fabric: Env) -> None:
+    topo, servers, fab = fabric
+    jobs = _manager(topo, fab)
+    rec = jobs.create(["h1", "h3"], slots=8)
+    lost = rec.tree.root
+    other = next(s for s in ("spine1", "spine2") if s != lost)
+    servers[other].servicer.refuse_registers = code_pb2.UNIMPLEMENTED
+    fab.client(lost).close()
+    servers[lost].stop()
+    jobs.state.down_switches.append(lost)
+    again = jobs.rebuild(rec.job_id)
+    assert again.tree.root == other and again.uncleared == [other]
+    assert servers[other].servicer.tables
