@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from p4.v1 import p4runtime_pb2
 
 from controller.client import entity
-from controller.encoding import encode_int
 from controller.exceptions import P4InfoError
 from controller.p4info import P4InfoHelper, multicast_group
 from controller.plan import AGG_PORT, QUANT_MODES, SwitchJobPlan
@@ -41,14 +40,16 @@ AGG_PACKETS = "P4inaIngress.output.agg_packets"
 FWD_DROPS = "P4inaIngress.forwarding.fwd_drops"
 PFC_RX = "P4inaIngress.qos.pfc_rx"
 BITMAP_REGISTER = "P4inaIngress.aggregation.agg_bitmap"
-# The per-cell slot state of `AggregationIngress` (p4src/include/aggregation.p4): what the program reads to
-# decide whether a packet starts, joins or repeats a round. The 64 value registers `agg_v0..63` are left alone:
-# a round's first contribution overwrites them, and they are only read out of a cell whose status says it holds
-# a completed round.
-SLOT_REGISTERS = tuple(f"P4inaIngress.aggregation.{n}" for n in (
-    "agg_bitmap", "agg_child_count", "agg_round_step", "agg_round_seq", "agg_contributions", "agg_checksum",
-    "agg_status"))
+# What makes a slot cell of `AggregationIngress` (p4src/include/aggregation.p4) free: a zero `agg_status` (the
+# USED bit clear) makes the next contribution start a new round whatever its (step, seq), and resets the count,
+# sums, checksum and bitmap as it does so; it also stops the cell from answering retransmissions or PULLs and from
+# asking for one (`past_other`). A zero `agg_bitmap` makes a RESULT coming down for a round this switch never
+# contributed to a STALE drop. The other per-cell registers (round step/seq, child count, contributions, checksum,
+# the 64 values) only decide anything in a cell that is USED or has a bitmap, i.e. after this job's first
+# contribution rewrote them, so they are left as they are: every register written costs one update per cell.
+SLOT_REGISTERS = ("P4inaIngress.aggregation.agg_status", "P4inaIngress.aggregation.agg_bitmap")
 CELLS_PER_SLOT = 2  # one cell per version
+ZERO = b"\x00"  # P4Runtime's canonical bytestring for 0
 
 DROP_REASONS = ("UNKNOWN_JOB", "NOT_ADMITTED", "SLOT_RANGE", "BAD_FORMAT", "DUPLICATE", "STALE")
 DROP_ROWS_PER_JOB = 8
@@ -77,16 +78,19 @@ class P4inaProgram:
 
     # -- jobs ---------------------------------------------------------------------------------------------------
     def slot_reset_entities(self, helper: P4InfoHelper, slot_base: int, slot_count: int) -> list[p4runtime_pb2.Entity]:
-        """Register writes (MODIFY) zeroing the slot state of slots `slot_base .. slot_base+slot_count-1`, both
-        versions. A zero status marks a cell unused, so the next contribution starts a new round whatever its
-        (step, seq): a job's workers start at step 0, and the cells must not remember a deleted job's rounds."""
-        cells = range(slot_base * CELLS_PER_SLOT, (slot_base + slot_count) * CELLS_PER_SLOT)
+        """Register writes (MODIFY) that free slots `slot_base .. slot_base+slot_count-1`, both versions: a job's
+        workers start at step 0, and the cells must not remember a deleted job's rounds."""
+        first, end = slot_base * CELLS_PER_SLOT, (slot_base + slot_count) * CELLS_PER_SLOT
         out = []
         for name in SLOT_REGISTERS:
-            for cell in cells:
-                reg = helper.register_entry(name, cell)
-                reg.data.bitstring = encode_int(0, 0)
-                out.append(_e(reg))
+            rid = helper.register_entry(name, first).register_id
+            helper.register_entry(name, end - 1)  # the whole range fits the register, or a clear error
+            for cell in range(first, end):
+                e = p4runtime_pb2.Entity()  # built in place: a slot range is hundreds of updates
+                e.register_entry.register_id = rid
+                e.register_entry.index.index = cell
+                e.register_entry.data.bitstring = ZERO
+                out.append(e)
         return out
 
     def job_entities(self, helper: P4InfoHelper, plan: SwitchJobPlan, topo: Topology) -> list[p4runtime_pb2.Entity]:

@@ -75,7 +75,7 @@ def test_reset_entities_cover_both_versions_of_each_slot() -> None:
 
 
 def test_reset_entities_refuse_slots_beyond_the_registers() -> None:
-    with pytest.raises(P4InfoError, match=r"agg_bitmap index 1024 outside 0..1023"):
+    with pytest.raises(P4InfoError, match=r"agg_status index 1025 outside 0\.\.1023"):
         P4inaProgram().slot_reset_entities(HELPER, 510, 3)
 
 
