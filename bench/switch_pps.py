@@ -17,7 +17,9 @@ REPO = Path(__file__).resolve().parent.parent
 L3_PROGRAM = Path(__file__).resolve().parent / "switch_pps_l3.p4"
 AGGREGATE_PROGRAM = REPO / "tests" / "conformance" / "programs" / "aggregate.p4"
 AGGREGATE_INPUT = REPO / "tests" / "conformance" / "cases" / "aggregate" / "p0_in.pcap"
-BMV2_AGGREGATE_PPS = 15_800  # optimized BMv2 build, same program, this machine (the bar to beat)
+#: The bar to beat, quoted by issue 3 for an optimized BMv2 build on this machine; not measured here (BMv2 cannot
+#: be installed from this project's registries), so it is reported as a reference, never as a result.
+BMV2_AGGREGATE_PPS = 15_800
 VETHS = (("p4b-a0", "p4b-a1"), ("p4b-b0", "p4b-b1"))
 
 
@@ -50,7 +52,7 @@ def run(quick: bool) -> dict[str, Any]:
             summary[f"{prefix}_cpu_pps"] = results[name]["cpu_pps"]  # steadier on a shared machine
     if "pps" in results["l3_forward_live_veth"]:
         summary["live_veth_pps"] = results["l3_forward_live_veth"]["pps"]
-    summary["bmv2_aggregate_pps"] = BMV2_AGGREGATE_PPS
+    summary["bmv2_reference_pps"] = BMV2_AGGREGATE_PPS
     results["summary"] = summary
     return results
 

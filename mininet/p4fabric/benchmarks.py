@@ -25,7 +25,7 @@ from p4fabric.faults import build_plan
 from p4fabric.recovery_bench import link_down_recovery
 from p4fabric.report import RunReport
 from p4fabric.runner import Runner, RunOptions
-from p4fabric.sweep_bench import INNET_MODE, mode_row, ratios, run_point, sweep
+from p4fabric.sweep_bench import BENCH_OPTIONS, INNET_MODE, mode_row, ratios, run_point, sweep
 
 TOPO = "leafspine,2,2,2"  # loss and recovery runs: 4 workers, 2 spines (a spine can die and the tree move)
 HEADLINE_WORKERS, HEADLINE_ELEMENTS = 8, 1 << 20  # 8 workers, 4 MB of float32
@@ -61,7 +61,7 @@ def unavailable() -> str | None:
 
 
 def _run(out: Path, topo: str = TOPO, **options: Any) -> RunReport:
-    return Runner(RunOptions(topo=topo, out=out, show_progress=False, retx_min=0.2, **options),
+    return Runner(RunOptions(topo=topo, out=out, **BENCH_OPTIONS, **options),
                   log=lambda _text: None).run()
 
 

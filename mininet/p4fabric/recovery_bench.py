@@ -23,6 +23,7 @@ from typing import Any
 from p4fabric.faults import build_plan
 from p4fabric.report import RunReport
 from p4fabric.runner import Runner, RunOptions
+from p4fabric.sweep_bench import BENCH_OPTIONS
 from p4fabric.topofile import controller_topology
 from p4fabric.topos import parse_topo_spec
 
@@ -65,7 +66,7 @@ def link_down_recovery(base: Path, quick: bool, *, log: Callable[[str], None] | 
     count = 4 if quick else 6
     leaf, parent = tree_link(TOPO)
     spec = f"{leaf}-{parent}@{FAULT_AT:g}"
-    options = RunOptions(topo=TOPO, out=base / "link-down", size=SIZE, count=count, show_progress=False,
+    options = RunOptions(topo=TOPO, out=base / "link-down", size=SIZE, count=count, **BENCH_OPTIONS,
                          faults=build_plan(link_down=[spec]))
     report = Runner(options, log=log or (lambda _text: None)).run()
     return summarise_recovery(report, (leaf, parent))
