@@ -199,7 +199,7 @@ def _members(raw: list[str]) -> list[str]:
 def _job_summary(rec: JobRecord) -> dict[str, Any]:
     return {"job": rec.job_id, "name": rec.name, "members": rec.members, "root": rec.tree.root,
             "depth": rec.tree.depth, "switches": rec.tree.switches, "slots": rec.slots, "quant": rec.quant,
-            "scale": rec.scale, "status": rec.status, "rebuilt": rec.rebuilt}
+            "scale": rec.scale, "status": rec.status, "rebuilt": rec.rebuilt, "uncleared": rec.uncleared}
 
 
 def _job_create(args: argparse.Namespace, app: ControllerApp) -> Any:
@@ -218,7 +218,6 @@ def _job_create(args: argparse.Namespace, app: ControllerApp) -> Any:
         data["text"] = (f"job {rec.job_id} created: root {rec.tree.root}, depth {rec.tree.depth}, "
                         f"{len(rec.tree.parent)} switches\n" + rec.tree.drawing() + "\n" + _workers_table(rec))
         if rec.uncleared:
-            data["uncleared"] = rec.uncleared
             data["text"] += (f"\nwarning: slots not cleared on {', '.join(rec.uncleared)} (no P4Runtime register "
                              "writes): a deleted job's slot state left there can stall this job or answer it with "
                              "that job's sums; restart those switches before reusing their slots")

@@ -1,18 +1,24 @@
 """The controller clears the slot state it grants (on create, and on a rebuild for switches new to the tree), and
-nothing else, before the job's entries admit packets; a switch that refuses the reset refuses the job.
+nothing else, before the job's entries admit packets; a switch that refuses the reset refuses the job, except a
+switch without register writes at all (BMv2), which gets the job and is reported.
 
 Register writes land on loopback P4Runtime doubles; what the cleared state does to packets is tested against the
 real program in tests/target/test_job_reuse.py."""
 
 from __future__ import annotations
 
+import argparse
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from controller_p4rt_double import DoubleServer
 from controller_program_p4info import documented_p4info
+from google.protobuf import text_format
 from google.rpc import code_pb2
 
+from controller import cli
 from controller.client import entity, update
 from controller.exceptions import P4InfoError, RpcError
 from controller.fabric import Fabric
@@ -149,3 +155,29 @@ def test_a_rebuild_onto_a_switch_without_register_writes_still_moves_the_job(fab
     again = jobs.rebuild(rec.job_id)
     assert again.tree.root == other and again.uncleared == [other]
     assert servers[other].servicer.tables
+
+
+def test_job_create_warns_about_uncleared_switches(fabric: Env, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    topo, servers, _ = fabric
+    topo.save(tmp_path / "topo.yaml")
+    (tmp_path / "p4info.txt").write_text(text_format.MessageToString(documented_p4info()))
+    (tmp_path / "config.json").write_bytes(b"")
+
+    def ctl(*args: str) -> tuple[int, str, str]:
+        parser = argparse.ArgumentParser(prog="p4ina")
+        cli.register(parser.add_subparsers())
+        ns = parser.parse_args(["ctl", *args, "--state", str(tmp_path / "state.json"), "--timeout", "10"])
+        rc = ns.handler(ns)
+        out, err = capsys.readouterr()
+        return rc, out, err
+
+    rc, _, err = ctl("pipeline", "push", "--p4info", str(tmp_path / "p4info.txt"), "--config",
+                     str(tmp_path / "config.json"), "--topology", str(tmp_path / "topo.yaml"))
+    assert rc == 0, err
+    servers["leaf1"].servicer.refuse_registers = code_pb2.UNIMPLEMENTED
+    rc, out, err = ctl("job", "create", "h1,h3", "--slots", "8")
+    assert rc == 0, err
+    assert "warning: slots not cleared on leaf1 (no P4Runtime register writes)" in out
+    rc, out, _ = ctl("job", "show", "1", "--json")
+    assert rc == 0 and json.loads(out)["uncleared"] == ["leaf1"]
