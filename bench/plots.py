@@ -292,7 +292,9 @@ def fabric_sweep(data: dict[str, Any]) -> Figure | None:
             ax_t.scatter([r["bytes"] for r in bad], [1000 * r["median_seconds"] for r in bad], marker="x", s=80,
                          color="red", zorder=3)
     counts = sorted(set(workers))
-    ax_b.plot(counts, [2 * (n - 1) / n for n in counts], color="black", linestyle=":", label="ring theory 2(N-1)/N")
+    # Host links carry traffic both ways: a ring rank sends 2(N-1)/N of the tensor and receives as much.
+    ax_b.plot(counts, [2 * 2 * (n - 1) / n for n in counts], color="black", linestyle=":",
+              label="ring theory 2 x 2(N-1)/N (both ways)")
     for ax in (ax_t, ax_g):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("tensor bytes")

@@ -57,7 +57,7 @@ def test_sweep_bookkeeping() -> None:
     with pytest.raises(ValueError, match="even worker count"):
         topo_for(3)
     assert ring_host_link_factor(4) == pytest.approx(3.0)
-    report = RunReport(topology="t", target="embedded", size=1024, count=1, workers=["h1", "h2"])
+    report = RunReport(topology="t", target="embedded", size=1024, count=2, workers=["h1", "h2"])
     report.link_bytes = {"h1-leaf1": {"ring": 100, "in-network": 40, "in-network int8": 20},
                          "h2-leaf2": {"ring": 300, "in-network": 60, "in-network int8": 30},
                          "leaf1-spine1": {"ring": 1000, "in-network": 10}}
@@ -67,6 +67,7 @@ def test_sweep_bookkeeping() -> None:
         summary = ModeSummary(mode, 1, [seconds], seconds, 0.1, True, 0, 0, 0, correct=True)
         rows.append(mode_row(report, summary, 2))
     assert all(r["correct"] for r in rows)
-    assert rows[0]["host_link_bytes_per_tensor_byte"] == pytest.approx(50.0 / 4096)
+    assert rows[0]["bytes_per_host_link"] == 25.0  # per all-reduce: 2 steps
+    assert rows[0]["host_link_bytes_per_tensor_byte"] == pytest.approx(25.0 / 4096)
     assert ratios(rows, 2, 1024) == pytest.approx({"ring_over_in_network_time": 0.5, "int8_over_int32_time": 0.75,
                                                    "int8_over_int32_host_link_bytes": 0.5})
