@@ -14,6 +14,7 @@ Every number is a run's report (`p4ina run`), summarised; every row carries its 
 from __future__ import annotations
 
 import os
+import statistics
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -41,11 +42,18 @@ class Plan:
     losses: tuple[float, ...]  # percent
     budget_s: float | None  # skip a sweep mode whose next size would exceed this per step
     headline_count: int
+    #: Extra runs of ring and in-network int32 (the modes the model has) at these sizes, for every worker count:
+    #: single runs here differ by up to 30% from one another, so the fit uses the median over the sweep's run and
+    #: these.
+    calibration_sizes: tuple[int, ...]
+    calibration_repeats: int
 
 
-QUICK = Plan(workers=(2, 4, 8), sizes=(16384, 65536), count=3, losses=(0.0, 2.0), budget_s=None, headline_count=1)
+QUICK = Plan(workers=(2, 4, 8), sizes=(16384, 65536), count=3, losses=(0.0, 2.0), budget_s=None, headline_count=1,
+             calibration_sizes=(16384, 65536), calibration_repeats=1)
 FULL = Plan(workers=(2, 4, 8, 16), sizes=tuple(16384 * 4**i for i in range(6)), count=3,  # 64 KB .. 64 MB
-            losses=(0.0, 1.0, 2.0, 5.0), budget_s=60.0, headline_count=3)
+            losses=(0.0, 1.0, 2.0, 5.0), budget_s=60.0, headline_count=3, calibration_sizes=(16384, 65536, 262144),
+            calibration_repeats=2)
 
 
 def unavailable() -> str | None:
@@ -94,15 +102,34 @@ def headline(base: Path, count: int) -> dict[str, Any]:
             "ratios": ratios(rows, HEADLINE_WORKERS, HEADLINE_ELEMENTS)}
 
 
+def calibration_runs(base: Path, plan: Plan) -> list[dict[str, Any]]:
+    """Rows of the extra ring + in-network int32 runs the model's fit uses besides the sweep's."""
+    rows = []
+    for repeat in range(plan.calibration_repeats):
+        for workers in plan.workers:
+            for size in plan.calibration_sizes:
+                report = run_point(base / f"cal-{repeat}-{workers}-{size}", workers, size, plan.count,
+                                   modes=("ring", "innet"), fmts=("int32",))
+                rows += [mode_row(report, m, workers) for m in report.modes]
+    return rows
+
+
 def calibration(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The model fitted to the sweep's ring and in-network int32 rows (the modes it models)."""
-    points, retx = [], {}
+    """The model fitted to the ring and in-network int32 rows (the modes it models): per (mode, workers, size), the
+    median over the runs that measured it."""
+    runs: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     for row in rows:
         if row.get("mode") in MODEL_ALGORITHM and row.get("median_seconds", 0) > 0 and row.get("correct"):
-            m = measurement(row["mode"], row["workers"], row["elements"], row["median_seconds"])
-            points.append(m)
-            retx[(m.algorithm, m.hosts, m.message_bytes)] = row["retransmissions"]
-    return calibration_report(points, emulation_params(), retx)
+            runs.setdefault((row["mode"], row["workers"], row["elements"]), []).append(row)
+    points, retx = [], {}
+    for (mode, workers, elements), measured in sorted(runs.items()):
+        m = measurement(mode, workers, elements, statistics.median(r["median_seconds"] for r in measured))
+        points.append(m)
+        retx[(m.algorithm, m.hosts, m.message_bytes)] = sum(r["retransmissions"] for r in measured)
+    report = calibration_report(points, emulation_params(), retx)
+    report["runs_per_point"] = {f"{mode} {workers}w {elements}": [r["median_seconds"] for r in measured]
+                                for (mode, workers, elements), measured in sorted(runs.items())}
+    return report
 
 
 def run(quick: bool) -> dict[str, Any]:
@@ -115,11 +142,12 @@ def run(quick: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="p4ina-bench-") as tmp:
         base = Path(tmp)
         data["sweep"] = sweep(base, plan.workers, plan.sizes, plan.count, budget_s=plan.budget_s)
+        data["calibration_runs"] = calibration_runs(base, plan)
         data["headline"] = headline(base, plan.headline_count)
         data["loss_sweep"] = loss_sweep(base, plan.losses, plan.sizes[0], plan.count)
         data["recovery"] = spine_recovery(base)
         data["link_down_recovery"] = link_down_recovery(base, quick)
-    data["calibration"] = calibration(data["sweep"])
+    data["calibration"] = calibration(data["sweep"] + data["calibration_runs"])
     data["summary"] = _summary(data, time.perf_counter() - started)
     return data
 
