@@ -17,6 +17,7 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,9 @@ from p4fabric.calibration_bench import MODEL_ALGORITHM, calibration_report, emul
 from p4fabric.faults import build_plan
 from p4fabric.recovery_bench import link_down_recovery
 from p4fabric.report import RunReport
-from p4fabric.runner import Runner, RunOptions
+from p4fabric.runner import DEFAULT_PROGRAM, Runner, RunOptions
 from p4fabric.sweep_bench import BENCH_OPTIONS, INNET_MODE, mode_row, ratios, run_point, sweep
+from p4ina.targets import get_target
 
 TOPO = "leafspine,2,2,2"  # loss and recovery runs: 4 workers, 2 spines (a spine can die and the tree move)
 HEADLINE_WORKERS, HEADLINE_ELEMENTS = 8, 1 << 20  # 8 workers, 4 MB of float32
@@ -68,25 +70,26 @@ def unavailable() -> str | None:
     return None
 
 
-def _run(out: Path, topo: str = TOPO, **options: Any) -> RunReport:
-    return Runner(RunOptions(topo=topo, out=out, **BENCH_OPTIONS, **options),
+def _run(out: Path, options: Mapping[str, Any], topo: str = TOPO, **run: Any) -> RunReport:
+    return Runner(RunOptions(topo=topo, out=out, **options, **run),
                   log=lambda _text: None).run()
 
 
-def loss_sweep(base: Path, losses: tuple[float, ...], size: int, count: int) -> list[dict[str, Any]]:
+def loss_sweep(base: Path, losses: tuple[float, ...], size: int, count: int,
+               options: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for loss in losses:
         plan = build_plan(loss=str(loss)) if loss else build_plan()
-        report = _run(base / f"loss-{loss:g}", size=size, count=count, faults=plan)
+        report = _run(base / f"loss-{loss:g}", options, size=size, count=count, faults=plan)
         summary = report.mode(INNET_MODE["int32"])
         if summary is not None:
             rows.append({"loss_percent": loss, **mode_row(report, summary, len(report.workers))})
     return rows
 
 
-def spine_recovery(base: Path) -> dict[str, Any]:
+def spine_recovery(base: Path, options: Mapping[str, Any]) -> dict[str, Any]:
     size = 65536
-    report = _run(base / "recovery", size=size, count=3, faults=build_plan(kill_switch=["spine1@2"]))
+    report = _run(base / "recovery", options, size=size, count=3, faults=build_plan(kill_switch=["spine1@2"]))
     rebuilt = [e for e in report.faults.get("controller_events", []) if e.get("kind") == "job_rebuilt"]
     innet = report.mode(INNET_MODE["int32"])
     return {"size": size, "fault": "kill spine1 (tree root) at 2 s",
@@ -95,21 +98,22 @@ def spine_recovery(base: Path) -> dict[str, Any]:
             "fired": report.faults.get("fired", [])}
 
 
-def headline(base: Path, count: int) -> dict[str, Any]:
-    report = run_point(base / "headline", HEADLINE_WORKERS, HEADLINE_ELEMENTS, count, fmts=("int32", "int8"))
+def headline(base: Path, count: int, options: Mapping[str, Any]) -> dict[str, Any]:
+    report = run_point(base / "headline", HEADLINE_WORKERS, HEADLINE_ELEMENTS, count, fmts=("int32", "int8"),
+                       options=options)
     rows = [mode_row(report, m, HEADLINE_WORKERS) for m in report.modes]
     return {"workers": HEADLINE_WORKERS, "elements": HEADLINE_ELEMENTS, "rows": rows, "errors": report.errors,
             "ratios": ratios(rows, HEADLINE_WORKERS, HEADLINE_ELEMENTS)}
 
 
-def calibration_runs(base: Path, plan: Plan) -> list[dict[str, Any]]:
+def calibration_runs(base: Path, plan: Plan, options: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Rows of the extra ring + in-network int32 runs the model's fit uses besides the sweep's."""
     rows = []
     for repeat in range(plan.calibration_repeats):
         for workers in plan.workers:
             for size in plan.calibration_sizes:
                 report = run_point(base / f"cal-{repeat}-{workers}-{size}", workers, size, plan.count,
-                                   modes=("ring", "innet"), fmts=("int32",))
+                                   modes=("ring", "innet"), fmts=("int32",), options=options)
                 rows += [mode_row(report, m, workers) for m in report.modes]
     return rows
 
@@ -141,12 +145,14 @@ def run(quick: bool) -> dict[str, Any]:
     data: dict[str, Any] = {"target": "embedded", "quick": quick, "plan": asdict(plan)}
     with tempfile.TemporaryDirectory(prefix="p4ina-bench-") as tmp:
         base = Path(tmp)
-        data["sweep"] = sweep(base, plan.workers, plan.sizes, plan.count, budget_s=plan.budget_s)
-        data["calibration_runs"] = calibration_runs(base, plan)
-        data["headline"] = headline(base, plan.headline_count)
-        data["loss_sweep"] = loss_sweep(base, plan.losses, plan.sizes[0], plan.count)
-        data["recovery"] = spine_recovery(base)
-        data["link_down_recovery"] = link_down_recovery(base, quick)
+        # One compile for every run (the runs differ in fabric and options, not in program).
+        options = {**BENCH_OPTIONS, "compiled": get_target("embedded").compile(DEFAULT_PROGRAM, base / "build")}
+        data["sweep"] = sweep(base, plan.workers, plan.sizes, plan.count, budget_s=plan.budget_s, options=options)
+        data["calibration_runs"] = calibration_runs(base, plan, options)
+        data["headline"] = headline(base, plan.headline_count, options)
+        data["loss_sweep"] = loss_sweep(base, plan.losses, plan.sizes[0], plan.count, options)
+        data["recovery"] = spine_recovery(base, options)
+        data["link_down_recovery"] = link_down_recovery(base, quick, options=options)
     data["calibration"] = calibration(data["sweep"] + data["calibration_runs"])
     data["summary"] = _summary(data, time.perf_counter() - started)
     return data

@@ -16,7 +16,7 @@ import json
 import os
 import statistics
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,16 +59,17 @@ def _tree_links(tree: dict[str, Any]) -> set[frozenset[str]]:
     return {frozenset((child, parent)) for child, parent in parents.items() if parent is not None}
 
 
-def link_down_recovery(base: Path, quick: bool, *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+def link_down_recovery(base: Path, quick: bool, *, log: Callable[[str], None] | None = None,
+                       options: Mapping[str, Any] = BENCH_OPTIONS) -> dict[str, Any]:
     """One `p4ina run` on leafspine,2,2,2 with a tree link downed mid-run; the run's files stay under `base`."""
     if os.geteuid() != 0:
         raise RuntimeError("the link-down recovery benchmark needs root (network namespaces, veth pairs)")
     count = 4 if quick else 6
     leaf, parent = tree_link(TOPO)
     spec = f"{leaf}-{parent}@{FAULT_AT:g}"
-    options = RunOptions(topo=TOPO, out=base / "link-down", size=SIZE, count=count, **BENCH_OPTIONS,
-                         faults=build_plan(link_down=[spec]))
-    report = Runner(options, log=log or (lambda _text: None)).run()
+    run = RunOptions(topo=TOPO, out=base / "link-down", size=SIZE, count=count, **options,
+                     faults=build_plan(link_down=[spec]))
+    report = Runner(run, log=log or (lambda _text: None)).run()
     return summarise_recovery(report, (leaf, parent))
 
 

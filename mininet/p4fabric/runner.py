@@ -24,7 +24,7 @@ from p4fabric.fabric import Fabric
 from p4fabric.faults import FaultEvent, FaultInjector, FaultPlan, validate_plan
 from p4fabric.report import RunReport, WorkerResult, plot, summarise, write_json
 from p4fabric.topos import FabricTopo, parse_topo_spec
-from p4ina.targets import Target, TargetError, get_target
+from p4ina.targets import CompiledProgram, Target, TargetError, get_target
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_PROGRAM = REPO / "p4src" / "p4ina.p4"
@@ -68,6 +68,8 @@ class RunOptions:
     tls: bool = False
     #: Egress queues per switch port (`--priority-queues`); with more than one the controller maps DSCP to classes.
     priority_queues: int = 1
+    #: `program` already compiled for this target (a benchmark's many runs of one program compile it once).
+    compiled: CompiledProgram | None = None
 
     def __post_init__(self) -> None:
         if not self.fmts:
@@ -149,11 +151,7 @@ class Runner:
         opts.out.mkdir(parents=True, exist_ok=True)
         report = RunReport(topology=topo.title, target=self.target.name, size=opts.size, count=opts.count,
                            workers=workers, out_dir=str(opts.out), faults={"plan": opts.faults.as_dict()})
-        self.log(f"compiling {opts.program.name} for {self.target.name}")
-        try:
-            program = self.target.compile(opts.program, opts.out / "build")
-        except TargetError as exc:
-            raise RunError(f"cannot compile {opts.program}: {exc}") from None
+        program = self._compile()
         self.hooks.install()
         try:
             self._build(topo, program.p4info, program.device_config, report)
@@ -177,6 +175,20 @@ class Runner:
         finally:
             self.hooks.run()
         return report
+
+    def _compile(self) -> CompiledProgram:
+        opts = self.opts
+        assert self.target is not None
+        if opts.compiled is not None:
+            if opts.compiled.target != self.target.name or opts.compiled.source.resolve() != opts.program.resolve():
+                raise RunError(f"the compiled program is {opts.compiled.source} for {opts.compiled.target}, "
+                               f"not {opts.program} for {self.target.name}")
+            return opts.compiled
+        self.log(f"compiling {opts.program.name} for {self.target.name}")
+        try:
+            return self.target.compile(opts.program, opts.out / "build")
+        except TargetError as exc:
+            raise RunError(f"cannot compile {opts.program}: {exc}") from None
 
     def _link_options(self) -> dict[str, Any]:
         lopts: dict[str, Any] = dict(self.opts.faults.link_options())

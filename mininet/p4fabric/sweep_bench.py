@@ -10,7 +10,7 @@ would blow the budget); the rows say so instead of inventing a number.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ HOST_MODES = ("ring", "gloo")
 #: round trip grows past the retransmission floor and spurious resends cost up to half the time (8 workers, 256 KB:
 #: 1.41 s with 32 slots, 2.08 s and about 2,000 resends with 64, measured side by side). The 0.2 s floor of the
 #: adaptive retransmission timeout (Linux TCP's) keeps scheduling hiccups of the shared CPU from looking like loss.
+#: A benchmark adds `compiled` (the program compiled once for all its runs).
 BENCH_OPTIONS: dict[str, Any] = {"slots": 32, "retx_min": 0.2, "show_progress": False}
 
 
@@ -37,10 +38,10 @@ def topo_for(workers: int) -> str:
 
 
 def run_point(out: Path, workers: int, size: int, count: int, *, modes: Sequence[str] = (*HOST_MODES, "innet"),
-              fmts: Sequence[str] = FORMATS) -> RunReport:
-    options = RunOptions(topo=topo_for(workers), out=out, size=size, count=count, modes=tuple(modes),
-                         fmts=tuple(fmts), **BENCH_OPTIONS)
-    return Runner(options, log=lambda _text: None).run()
+              fmts: Sequence[str] = FORMATS, options: Mapping[str, Any] = BENCH_OPTIONS) -> RunReport:
+    run = RunOptions(topo=topo_for(workers), out=out, size=size, count=count, modes=tuple(modes), fmts=tuple(fmts),
+                     **options)
+    return Runner(run, log=lambda _text: None).run()
 
 
 def ring_host_link_factor(workers: int) -> float:
@@ -80,7 +81,8 @@ def mode_row(report: RunReport, summary: ModeSummary, workers: int) -> dict[str,
 
 
 def sweep(base: Path, workers_list: Sequence[int], sizes: Sequence[int], count: int, *,
-          budget_s: float | None = None, log: Callable[[str], None] = lambda _text: None) -> list[dict[str, Any]]:
+          budget_s: float | None = None, options: Mapping[str, Any] = BENCH_OPTIONS,
+          log: Callable[[str], None] = lambda _text: None) -> list[dict[str, Any]]:
     """Every worker count x size; rows of measured modes, plus `skipped` rows for modes over the budget."""
     rows: list[dict[str, Any]] = []
     for workers in workers_list:
@@ -98,8 +100,8 @@ def sweep(base: Path, workers_list: Sequence[int], sizes: Sequence[int], count: 
             if not modes:
                 continue
             log(f"sweep: {workers} workers, {size:,} elements: {', '.join(modes)} {'/'.join(fmts)}")
-            report = run_point(base / f"sweep-{workers}-{size}", workers, size, count, modes=modes, fmts=fmts or
-                               ("int32",))
+            report = run_point(base / f"sweep-{workers}-{size}", workers, size, count, modes=modes,
+                               fmts=fmts or ("int32",), options=options)
             for summary in report.modes:
                 rows.append(mode_row(report, summary, workers))
                 if summary.median_seconds > 0:

@@ -77,3 +77,14 @@ def test_worker_result_reads_the_verdicts() -> None:
     assert old.correct and old.within_bound and old.step_seconds == [0.5]
     failed = worker_result(ModeRun("innet", "int8"), 0, "h1", {**final, "error": "Timeout: boom"}, [])
     assert not failed.correct
+
+
+def test_a_precompiled_program_must_match_the_run(tmp_path) -> None:
+    from p4fabric.runner import DEFAULT_PROGRAM, Runner
+
+    from p4ina.targets import CompiledProgram
+
+    other = CompiledProgram(target="bmv2", source=DEFAULT_PROGRAM, p4info=tmp_path / "x.txtpb",
+                            device_config=tmp_path / "x.json")
+    with pytest.raises(RunError, match=r"not .*p4ina\.p4 for embedded"):
+        Runner(RunOptions(topo="single,2", out=tmp_path / "run", compiled=other), log=lambda _t: None).run()
