@@ -70,6 +70,8 @@ class RunOptions:
     priority_queues: int = 1
     #: `program` already compiled for this target (a benchmark's many runs of one program compile it once).
     compiled: CompiledProgram | None = None
+    #: Draw steps.png and links.png (a benchmark that plots its own summary skips them: about 1 s per run).
+    plots: bool = True
 
     def __post_init__(self) -> None:
         if not self.fmts:
@@ -446,6 +448,8 @@ class Runner:
                 report.errors.append(f"{m.mode}: {m.workers_failed} worker(s) failed, first: "
                                      f"{failed[0].host}: {failed[0].error}")
         write_json(report, self.opts.out)
+        if not self.opts.plots:
+            return
         try:
             plot(report, self.opts.out)
         except Exception as exc:  # plots are a convenience; the JSON report is the result

@@ -27,7 +27,7 @@ HOST_MODES = ("ring", "gloo")
 #: 1.41 s with 32 slots, 2.08 s and about 2,000 resends with 64, measured side by side). The 0.2 s floor of the
 #: adaptive retransmission timeout (Linux TCP's) keeps scheduling hiccups of the shared CPU from looking like loss.
 #: A benchmark adds `compiled` (the program compiled once for all its runs).
-BENCH_OPTIONS: dict[str, Any] = {"slots": 32, "retx_min": 0.2, "show_progress": False}
+BENCH_OPTIONS: dict[str, Any] = {"slots": 32, "retx_min": 0.2, "show_progress": False, "plots": False}
 
 
 def topo_for(workers: int) -> str:
