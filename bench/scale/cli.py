@@ -39,13 +39,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=run)
 
 
-def _params(args: argparse.Namespace) -> Params:
+def _params(args: argparse.Namespace, base: Params | None = None) -> Params:
+    """`base` (default: `Params()`) with every parameter given on the command line."""
     overrides: dict[str, Any] = {}
     for f in fields(Params):
         value = getattr(args, f.name, None)
         if value is not None:
             overrides[f.name] = int(value) if f.type == "int" else value
-    return replace(Params(), **overrides)
+    return replace(base or Params(), **overrides)
+
+
+def base_params(path: Path) -> Params | None:
+    """The parameters a fabric benchmark ran its fit from (its emulation's cores, payload, window), if it says."""
+    try:
+        raw = json.loads(path.read_text())
+        base = raw["calibration"]["base_params"]
+        known = {f.name for f in fields(Params)}
+        return Params(**{k: v for k, v in base.items() if k in known})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def load_measurements(path: Path) -> list[Measurement]:
@@ -69,7 +81,7 @@ def load_measurements(path: Path) -> list[Measurement]:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        params = _params(args)
+        params = _params(args, base_params(args.calibrate) if args.calibrate is not None else None)
         hosts = [int(h) for h in args.hosts.split(",")]
         sizes = [float(s) for s in args.sizes.split(",")]
     except ValueError as exc:

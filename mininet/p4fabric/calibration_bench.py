@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from bench.scale.model import SOFTWARE_CALIBRATED, Calibration, Measurement, Params, calibrate, predict
@@ -70,6 +71,7 @@ def calibration_report(points: Sequence[Measurement], base: Params,
     judged = [r for r in rows if r["workers"] != counts[0]] if len(counts) > 1 else rows
     report: dict[str, Any] = {
         "model_regime": "software fabric (bench/scale/emulation.py)", "cores": base.cores,
+        "base_params": asdict(base),  # what `p4ina model --calibrate` starts from
         "fitted": cal.fitted, "mean_abs_rel_error": cal.mean_abs_rel_error, "tolerance": TOLERANCE, "points": rows,
         "judged_workers": sorted({r["workers"] for r in judged}),
         "within_tolerance": sum(r["within_tolerance"] for r in judged), "judged_points": len(judged),

@@ -180,3 +180,22 @@ def test_cli_refuses_a_json_that_holds_no_points(tmp_path) -> None:
     bad.write_text(json.dumps({"rows": []}))
     with pytest.raises(SystemExit, match="cannot read measurements"):
         _model_command(["model", "--calibrate", str(bad), "--hosts", "4", "--sizes", "1024"])
+
+
+def test_cli_starts_from_the_emulation_settings_a_bench_result_records(tmp_path, capsys) -> None:
+    truth = Params(link_gbps=10.0, payload_bytes=256, window_packets=32, cores=2.0, switch_op_cpu_s=5e-5,
+                   host_op_cpu_s=1e-4, wake_s=1e-4)
+    points = []
+    for workers in (2, 4, 8):
+        for alg in ("innet", "ring"):
+            for size in (65536.0, 262144.0):
+                m = Measurement(alg, "leafspine", workers, size, 1.0, hosts_per_leaf=workers // 2)
+                points.append({"algorithm": alg, "workers": workers, "bytes": size, "measured_s": predict(m, truth)})
+    base = {"link_gbps": 10.0, "payload_bytes": 256, "window_packets": 32, "cores": 2.0}
+    bench_json = tmp_path / "benchmarks.json"
+    bench_json.write_text(json.dumps({"calibration": {"points": points, "base_params": base}}))
+    assert _model_command(["model", "--hosts", "4", "--sizes", "65536", "--topology", "leafspine",
+                           "--calibrate", str(bench_json), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"]["cores"] == 2.0 and out["params"]["payload_bytes"] == 256
+    assert out["calibration"]["mean_abs_rel_error"] < 0.02
