@@ -6,8 +6,8 @@
 - `loss_sweep`: in-network goodput and retransmissions under injected loss;
 - `recovery`, `link_down_recovery`: the controller's recovery after the tree's root spine is killed mid-run, and
   after a tree link goes down (`p4fabric.recovery_bench`);
-- `calibration`: the at-scale model fitted to the sweep's ring and in-network points
-  (`p4fabric.calibration_bench`), with its per-point error.
+- `calibration_runs`, `calibration`: one more ring + in-network int32 run per calibration point, and the at-scale
+  model fitted to the median of those and the sweep's (`p4fabric.calibration_bench`), with its per-point error.
 
 Every number is a run's report (`p4ina run`), summarised; every row carries its correctness bit."""
 
