@@ -11,7 +11,8 @@ There the link rate hardly matters (veths are memory copies); what decides an al
 - wake-ups: a process pays about one packet's worth of CPU each time it is scheduled, and while the other processes
   have their turn about P / cores packets queue for it, so every packet operation costs (1 + cores / P) times its
   own CPU (`wakeup_factor`). This is why the emulation gets more efficient per packet as workers are added (one
-  run set here: 0.67 ms per chunk-step at 2 workers, 1.47 ms at 8, where the packet count alone says 2.5 times).
+  run set here, 256 KB in-network: 0.67 ms per chunk at 2 workers, 1.47 ms at 8, 2.2 times, where the packet
+  counts alone say 2.5 to 3 times).
 
 These are the terms that make the emulation slow down as workers are added even though each worker still sends
 its chunk once: more processes share the cores, and each leaf handles more packets per chunk. On dedicated
