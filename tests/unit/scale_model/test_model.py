@@ -155,15 +155,21 @@ def test_calibration_recovers_a_software_switch_from_two_worker_runs() -> None:
     assert predict(eight, cal.params) == pytest.approx(predict(eight, truth), rel=0.1)
 
 
+def _bench_points(truth: Params, sizes: tuple[float, ...]) -> list[dict[str, float | str]]:
+    """Calibration rows as the fabric benchmark writes them, timed by the model itself with `truth`."""
+    points: list[dict[str, float | str]] = []
+    for workers in (2, 4, 8):
+        for alg in ("innet", "ring"):
+            for size in sizes:
+                m = Measurement(alg, "leafspine", workers, size, 1.0, hosts_per_leaf=workers // 2)
+                points.append({"algorithm": alg, "workers": workers, "bytes": size, "measured_s": predict(m, truth)})
+    return points
+
+
 def test_cli_calibrates_a_software_fabric_from_the_fabric_benchmark_json(tmp_path, capsys) -> None:
     truth = Params(link_gbps=10.0, payload_bytes=256, window_packets=64, cores=2.0, switch_op_cpu_s=7e-5,
                    host_op_cpu_s=2e-4, wake_s=1e-4)
-    points = []
-    for workers in (2, 4, 8):
-        for alg in ("innet", "ring"):
-            for size in (16384.0, 131072.0):
-                m = Measurement(alg, "leafspine", workers, size, 1.0, hosts_per_leaf=workers // 2)
-                points.append({"algorithm": alg, "workers": workers, "bytes": size, "measured_s": predict(m, truth)})
+    points = _bench_points(truth, (16384.0, 131072.0))
     bench_json = tmp_path / "benchmarks.json"
     bench_json.write_text(json.dumps({"calibration": {"points": points}}))
     assert _model_command(["model", "--hosts", "4", "--sizes", "65536", "--topology", "leafspine", "--cores", "2",
@@ -185,12 +191,7 @@ def test_cli_refuses_a_json_that_holds_no_points(tmp_path) -> None:
 def test_cli_starts_from_the_emulation_settings_a_bench_result_records(tmp_path, capsys) -> None:
     truth = Params(link_gbps=10.0, payload_bytes=256, window_packets=32, cores=2.0, switch_op_cpu_s=5e-5,
                    host_op_cpu_s=1e-4, wake_s=1e-4)
-    points = []
-    for workers in (2, 4, 8):
-        for alg in ("innet", "ring"):
-            for size in (65536.0, 262144.0):
-                m = Measurement(alg, "leafspine", workers, size, 1.0, hosts_per_leaf=workers // 2)
-                points.append({"algorithm": alg, "workers": workers, "bytes": size, "measured_s": predict(m, truth)})
+    points = _bench_points(truth, (65536.0, 262144.0))
     base = {"link_gbps": 10.0, "payload_bytes": 256, "window_packets": 32, "cores": 2.0}
     bench_json = tmp_path / "benchmarks.json"
     bench_json.write_text(json.dumps({"calibration": {"points": points, "base_params": base}}))
