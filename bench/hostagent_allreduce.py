@@ -12,11 +12,11 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bench.common import PROGRAM, SingleSwitch
 from hostagent import perf
 from hostagent.adaptive import crossover
 from hostagent.codec import Endpoints
@@ -25,10 +25,8 @@ from hostagent.ring import RingAllReduce
 from hostagent.transport import SwitchPorts
 from hostagent.worker import Worker
 
-PROGRAM = Path(__file__).resolve().parents[1] / "p4src" / "p4ina.p4"
 N = 4
 JOB, POOL = 1, 16
-ING, EGR = "P4inaIngress", "P4inaEgress"
 
 
 def _parallel(items: list[Any], fn: Callable[[Any], Any]) -> list[Any]:
@@ -67,37 +65,10 @@ def _timed(items: list[Any], fn: Callable[[Any], Any], repeats: int) -> float:
 
 def start_switch_with_job(*, job: int = JOB, n: int = N, pool: int = POOL, udp_base: int = 41000) -> Any:
     """An embedded switch running p4ina.p4, started, with one job: `n` workers on ports 1..n (child index r on port
-    r+1, RESULTs to UDP port udp_base + r), this switch the root. Entries go through the P4Runtime codec."""
-    from controller.client import entity
-    from controller.p4info import P4InfoHelper, multicast_group
-    from p4switch.compiler import compile_file
-    from p4switch.runtime.entries import INSERT, EntityCodec
-    from p4switch.switch.core import Switch
-
-    compiled = compile_file(str(PROGRAM))
-    switch = Switch(seed=1)
-    switch.install_pipeline(compiled.p4info, compiled.device_config_bytes())
-    switch.start()
-    helper = P4InfoHelper(compiled.p4info)
-    sw_mac, sw_ip = 0x020000000100, 0x0A000164
-    ports = list(range(1, n + 1))
-    writes = [multicast_group(1, [(p, i + 1) for i, p in enumerate(ports)])]
-    writes.append(helper.table_entry(f"{ING}.admission.job", {"hdr.agg.job_id": job}, f"{ING}.admission.set_job_root",
-                                     {"job_idx": 0, "slot_base": 0, "slot_count": pool, "children": n,
-                                      "mcast_grp": 1, "scale": 0, "result_fmt": 0}))
-    for r, port in enumerate(ports):
-        writes.append(helper.table_entry(f"{ING}.admission.agg_children",
-                                         {"standard_metadata.ingress_port": port, "hdr.agg.job_id": job,
-                                          "hdr.agg.child": r}, f"{ING}.admission.admit"))
-        writes.append(helper.table_entry(f"{EGR}.agg_rewrite.agg_neighbors",
-                                         {"hdr.agg.job_id": job, "standard_metadata.egress_port": port},
-                                         f"{EGR}.agg_rewrite.set_neighbor",
-                                         {"src_mac": sw_mac, "dst_mac": 0x020000000010 + r, "src_addr": sw_ip,
-                                          "dst_addr": 0x0A000010 + r, "dst_port": udp_base + r}))
-    codec = EntityCodec(switch.state)
-    for w in writes:
-        codec.write(INSERT, entity(w))
-    return switch
+    r+1, RESULTs to UDP port udp_base + r), this switch the root."""
+    single = SingleSwitch(PROGRAM)
+    single.add_job(job, n, pool=pool, udp_base=udp_base)
+    return single.switch
 
 
 class InNetwork:

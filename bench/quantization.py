@@ -13,12 +13,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from bench.common import PROGRAM, SingleSwitch
 from hostagent import protocol as P
 from hostagent import quantize as Q
 from hostagent.chunking import ChunkPlan
@@ -26,8 +26,6 @@ from hostagent.codec import Endpoints
 from hostagent.transport import SwitchPorts, SwitchPortTransport
 from hostagent.worker import FORMATS, Worker
 
-PROGRAM = Path(__file__).resolve().parents[1] / "p4src" / "p4ina.p4"
-ING, EGR = "P4inaIngress", "P4inaEgress"
 POOL = 16
 UDP_BASE = 45000
 _BITS = {"int32": 32, "int16": 16, "int8": 8}
@@ -59,51 +57,22 @@ class Fabric:
     job of its own (own slot range, so slot versions start fresh), with this switch its root."""
 
     def __init__(self, max_workers: int) -> None:
-        from controller.p4info import P4InfoHelper
-        from p4switch.compiler import compile_file
-        from p4switch.runtime.entries import EntityCodec
-        from p4switch.switch.core import Switch
-
-        compiled = compile_file(str(PROGRAM))
-        self.switch = Switch(seed=1)
-        self.switch.install_pipeline(compiled.p4info, compiled.device_config_bytes())
-        self.switch.start()
-        self.helper = P4InfoHelper(compiled.p4info)
-        self.codec = EntityCodec(self.switch.state)
-        ports = SwitchPorts(self.switch)
+        self.single = SingleSwitch(PROGRAM)
+        ports = SwitchPorts(self.single.switch)
         self.transports: list[SwitchPortTransport] = [ports.attach(r + 1, UDP_BASE + r) for r in range(max_workers)]
         self.jobs = 0
 
     def job(self, n: int, fmt: str) -> list[Worker]:
         """Install a job of `n` workers whose DATA and RESULTs use `fmt`; its workers, ranks 0..n-1."""
-        from controller.client import entity
-        from controller.p4info import multicast_group
-        from p4switch.runtime.entries import INSERT
-
         job, idx = self.jobs + 1, self.jobs
         self.jobs += 1
-        h = self.helper
-        ports = list(range(1, n + 1))
-        writes: list[Any] = [multicast_group(job, [(p, i + 1) for i, p in enumerate(ports)])]
-        writes.append(h.table_entry(f"{ING}.admission.job", {"hdr.agg.job_id": job}, f"{ING}.admission.set_job_root",
-                                    {"job_idx": idx, "slot_base": idx * POOL, "slot_count": POOL, "children": n,
-                                     "mcast_grp": job, "scale": 0, "result_fmt": FORMATS[fmt]}))
-        for r, port in enumerate(ports):
-            writes.append(h.table_entry(f"{ING}.admission.agg_children", {"standard_metadata.ingress_port": port,
-                                        "hdr.agg.job_id": job, "hdr.agg.child": r}, f"{ING}.admission.admit"))
-            writes.append(h.table_entry(f"{EGR}.agg_rewrite.agg_neighbors",
-                                        {"hdr.agg.job_id": job, "standard_metadata.egress_port": port},
-                                        f"{EGR}.agg_rewrite.set_neighbor",
-                                        {"src_mac": 0x020000000100, "dst_mac": 0x020000000010 + r,
-                                         "src_addr": 0x0A000164, "dst_addr": 0x0A000010 + r,
-                                         "dst_port": UDP_BASE + r}))
-        for w in writes:
-            self.codec.write(INSERT, entity(w))
+        self.single.add_job(job, n, pool=POOL, udp_base=UDP_BASE, job_idx=idx, slot_base=idx * POOL,
+                            result_fmt=FORMATS[fmt])
         return [Worker(job, r, n_workers=n, transport=self.transports[r], pool_size=POOL, fmt=fmt,
                        endpoints=Endpoints(udp_port=UDP_BASE + r), timeout=0.2) for r in range(n)]
 
     def close(self) -> None:
-        self.switch.stop()
+        self.single.stop()
 
 
 def _allreduce(workers: list[Worker], data: list[npt.NDArray[np.float32]], key: str) -> list[npt.NDArray[Any]]:
