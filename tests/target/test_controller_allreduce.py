@@ -80,29 +80,37 @@ class Fabric:
                 self.switches[name].stop()
 
 
+def start_fabric(fab: Fabric, tmp_path: Path, *, wire: bool = True) -> ControllerApp:
+    """Run an embedded switch and its P4Runtime server (loopback) for every switch of `fab.topo`, link them in
+    process (`wire`; a test that arranges cuts first wires later), give the host-facing switches host ports, and push
+    the compiled p4ina.p4 through the controller. The caller closes `fab`, also when this raises."""
+    compiled = _compile()
+    topo = fab.topo
+    for i, name in enumerate(sorted(topo.switches)):
+        sw = core_mod.Switch(device_id=0, seed=i)
+        sw.start()
+        fab.switches[name] = sw
+        srv = server_mod.P4RuntimeServer(sw, address="127.0.0.1:0").start()
+        fab.servers[name] = srv
+        topo.switches[name].grpc = f"127.0.0.1:{srv.port}"
+    if wire:
+        fab.wire()
+    for edge in sorted({h.switch for h in topo.hosts.values()}):
+        fab.ports[edge] = transport_mod.SwitchPorts(fab.switches[edge])
+    topo.save(tmp_path / "topo.yaml")
+    (tmp_path / "p4ina.p4info.txtpb").write_text(compiled.p4info_text())
+    (tmp_path / "p4ina.json").write_bytes(bytes(compiled.device_config_bytes()))
+    app = ControllerApp(tmp_path / "state.json", timeout=10)
+    with app.session(str(tmp_path / "topo.yaml")) as s:
+        s.push_pipeline(str(tmp_path / "p4ina.p4info.txtpb"), str(tmp_path / "p4ina.json")).raise_first()
+    return app
+
+
 @pytest.fixture
 def fabric(tmp_path: Path) -> Iterator[tuple[Fabric, ControllerApp]]:
-    compiled = _compile()
-    topo = leaf_spine(leaves=2, spines=2, hosts_per_leaf=2)
-    fab = Fabric(topo)
+    fab = Fabric(leaf_spine(leaves=2, spines=2, hosts_per_leaf=2))
     try:
-        for i, name in enumerate(sorted(topo.switches)):
-            sw = core_mod.Switch(device_id=0, seed=i)
-            sw.start()
-            fab.switches[name] = sw
-            srv = server_mod.P4RuntimeServer(sw, address="127.0.0.1:0").start()
-            fab.servers[name] = srv
-            topo.switches[name].grpc = f"127.0.0.1:{srv.port}"
-        fab.wire()
-        for leaf in ("leaf1", "leaf2"):
-            fab.ports[leaf] = transport_mod.SwitchPorts(fab.switches[leaf])
-        topo.save(tmp_path / "topo.yaml")
-        (tmp_path / "p4ina.p4info.txtpb").write_text(compiled.p4info_text())
-        (tmp_path / "p4ina.json").write_bytes(bytes(compiled.device_config_bytes()))
-        app = ControllerApp(tmp_path / "state.json", timeout=10)
-        with app.session(str(tmp_path / "topo.yaml")) as s:
-            s.push_pipeline(str(tmp_path / "p4ina.p4info.txtpb"), str(tmp_path / "p4ina.json")).raise_first()
-        yield fab, app
+        yield fab, start_fabric(fab, tmp_path)
     finally:
         fab.close()
 

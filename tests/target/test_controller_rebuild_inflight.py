@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_controller_allreduce import POOL, Fabric, _compile, _run_all, _workers, core_mod, server_mod, transport_mod
+from test_controller_allreduce import POOL, Fabric, _run_all, _workers, start_fabric
 
 from controller.app import ControllerApp
 from controller.fabric import Fabric as ControllerFabric
@@ -66,26 +66,9 @@ def is_agg(frame: bytes) -> bool:
 
 @pytest.fixture
 def fabric(tmp_path: Path) -> Iterator[tuple[CuttingFabric, ControllerApp]]:
-    compiled = _compile()
-    topo = leaf_spine(leaves=2, spines=2, hosts_per_leaf=2)
-    fab = CuttingFabric(topo)
+    fab = CuttingFabric(leaf_spine(leaves=2, spines=2, hosts_per_leaf=2))
     try:
-        for i, name in enumerate(sorted(topo.switches)):
-            sw = core_mod.Switch(device_id=0, seed=i)
-            sw.start()
-            fab.switches[name] = sw
-            srv = server_mod.P4RuntimeServer(sw, address="127.0.0.1:0").start()
-            fab.servers[name] = srv
-            topo.switches[name].grpc = f"127.0.0.1:{srv.port}"
-        for leaf in ("leaf1", "leaf2"):
-            fab.ports[leaf] = transport_mod.SwitchPorts(fab.switches[leaf])
-        topo.save(tmp_path / "topo.yaml")
-        (tmp_path / "p4ina.p4info.txtpb").write_text(compiled.p4info_text())
-        (tmp_path / "p4ina.json").write_bytes(bytes(compiled.device_config_bytes()))
-        app = ControllerApp(tmp_path / "state.json", timeout=10)
-        with app.session(str(tmp_path / "topo.yaml")) as s:
-            s.push_pipeline(str(tmp_path / "p4ina.p4info.txtpb"), str(tmp_path / "p4ina.json")).raise_first()
-        yield fab, app
+        yield fab, start_fabric(fab, tmp_path, wire=False)  # each test sets its cut, then wires
     finally:
         fab.close()
 

@@ -26,8 +26,7 @@ from test_controller_allreduce import (
     _compile,
     _run_all,
     codec_mod,
-    core_mod,
-    server_mod,
+    start_fabric,
     transport_mod,
     worker_mod,
 )
@@ -46,25 +45,9 @@ CHUNK = 64  # int32 values per packet
 
 @pytest.fixture
 def fabric(tmp_path: Path) -> Iterator[tuple[Fabric, ControllerApp]]:
-    compiled = _compile()
-    topo = leaf_spine(leaves=2, spines=2, hosts_per_leaf=2)
-    fab = Fabric(topo)
+    fab = Fabric(leaf_spine(leaves=2, spines=2, hosts_per_leaf=2))
     try:
-        for i, name in enumerate(sorted(topo.switches)):
-            sw = core_mod.Switch(device_id=0, seed=i)
-            sw.start()
-            fab.switches[name] = sw
-            srv = server_mod.P4RuntimeServer(sw, address="127.0.0.1:0").start()
-            fab.servers[name] = srv
-            topo.switches[name].grpc = f"127.0.0.1:{srv.port}"
-        fab.wire()
-        topo.save(tmp_path / "topo.yaml")
-        (tmp_path / "p4ina.p4info.txtpb").write_text(compiled.p4info_text())
-        (tmp_path / "p4ina.json").write_bytes(bytes(compiled.device_config_bytes()))
-        app = ControllerApp(tmp_path / "state.json", timeout=10)
-        with app.session(str(tmp_path / "topo.yaml")) as s:
-            s.push_pipeline(str(tmp_path / "p4ina.p4info.txtpb"), str(tmp_path / "p4ina.json")).raise_first()
-        yield fab, app
+        yield fab, start_fabric(fab, tmp_path)
     finally:
         fab.close()
 
