@@ -13,6 +13,17 @@ SWITCH_MAC, SWITCH_IP = 0x020000000100, 0x0A000164
 HOST_MAC, HOST_IP = 0x020000000010, 0x0A000010  # host r: HOST_MAC + r, HOST_IP + r
 
 
+def unavailable() -> str | None:
+    """Why a single-switch benchmark cannot run here (`p4ina bench` lists it instead of failing)."""
+    if not PROGRAM.exists():
+        return f"{PROGRAM} is missing"
+    try:
+        import p4switch.compiler  # noqa: F401
+    except ImportError as exc:
+        return f"the embedded compiler cannot be imported: {exc}"
+    return None
+
+
 class SingleSwitch:
     """A started embedded switch with p4ina.p4 installed; `add_job` makes it the root of a job."""
 

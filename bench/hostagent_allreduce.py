@@ -130,17 +130,6 @@ def _gloo_times(sizes: list[int], repeats: int) -> list[float] | None:
     return times
 
 
-def unavailable() -> str | None:
-    """Why this benchmark cannot run here (`p4ina bench` lists it instead of failing)."""
-    if not PROGRAM.exists():
-        return f"{PROGRAM} is missing"
-    try:
-        import p4switch.compiler  # noqa: F401
-    except ImportError as exc:
-        return f"the embedded compiler cannot be imported: {exc}"
-    return None
-
-
 def _adaptive(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Which path takes the small messages, which the large, and the threshold between them, from the timings.
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from bench.common import unavailable as _switch_unavailable
 from bench.hostagent_allreduce import POOL, start_switch_with_job
-from bench.hostagent_allreduce import unavailable as _switch_unavailable
 from hostagent.train_digits import TrainConfig
 from hostagent.train_digits import run as train
 from hostagent.tunnel import FrameTunnel

@@ -41,17 +41,6 @@ DISTRIBUTIONS: dict[str, Sampler] = {
 }
 
 
-def unavailable() -> str | None:
-    """Why this benchmark cannot run here (`p4ina bench` lists it instead of failing)."""
-    if not PROGRAM.exists():
-        return f"{PROGRAM} is missing"
-    try:
-        import p4switch.compiler  # noqa: F401
-    except ImportError as exc:
-        return f"the embedded compiler cannot be imported: {exc}"
-    return None
-
-
 class Fabric:
     """One embedded switch running p4ina.p4 with hosts on ports 1..max_workers; each (workers, format) pair gets a
     job of its own (own slot range, so slot versions start fresh), with this switch its root."""
