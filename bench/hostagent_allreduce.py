@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import PROGRAM, SingleSwitch
+from bench.common import unavailable as unavailable  # this benchmark's availability check (bench/cli.py)
 from hostagent import perf
 from hostagent.adaptive import crossover
 from hostagent.codec import Endpoints

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.common import PROGRAM, SingleSwitch
+from bench.common import unavailable as unavailable  # this benchmark's availability check (bench/cli.py)
 from hostagent import protocol as P
 from hostagent import quantize as Q
 from hostagent.chunking import ChunkPlan
