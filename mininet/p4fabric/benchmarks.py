@@ -169,6 +169,8 @@ def _summary(data: dict[str, Any], seconds: float) -> dict[str, Any]:
         "int8_over_int32_bytes": round(head.get("int8_over_int32_host_link_bytes", 0.0), 3),
         "model_within_25pct": f"{cal['within_tolerance']}/{cal['judged_points']}",
         "recovery_ms": killed[0],
-        "all_correct": all(r.get("correct", True) for r in data["sweep"] + data["headline"]["rows"]),
+        # a row is a measured mode (its `correct`), a mode skipped for the budget, or a run's error
+        "all_correct": all(r.get("correct", "error" not in r) for r in data["sweep"] + data["headline"]["rows"])
+        and not data["headline"]["errors"],
         "seconds": round(seconds, 1),
     }

@@ -4,6 +4,7 @@ point, and cross-checked on worker counts it did not see; the sweep's bookkeepin
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from p4fabric.calibration_bench import FREE, calibration_report, emulation_params, measurement
@@ -71,3 +72,20 @@ def test_sweep_bookkeeping() -> None:
     assert rows[0]["host_link_bytes_per_tensor_byte"] == pytest.approx(25.0 / 4096)
     assert ratios(rows, 2, 1024) == pytest.approx({"ring_over_in_network_time": 0.5, "int8_over_int32_time": 0.75,
                                                    "int8_over_int32_host_link_bytes": 0.5})
+
+
+def test_the_fabric_summary_is_not_correct_when_a_run_failed() -> None:
+    from p4fabric.benchmarks import _summary
+
+    def data(sweep: list[dict[str, Any]], headline_errors: list[str]) -> dict[str, Any]:
+        return {"sweep": sweep, "headline": {"rows": [{"mode": "ring", "correct": True}], "ratios": {},
+                                             "errors": headline_errors},
+                "calibration": {"within_tolerance": 8, "judged_points": 8}, "recovery": {"recovery_ms": [80.0]}}
+
+    measured: dict[str, Any] = {"mode": "ring", "correct": True}
+    skipped: dict[str, Any] = {"mode": "gloo", "skipped": "predicted 90 s per step > budget 60 s"}
+    assert _summary(data([measured, skipped], []), 1.0)["all_correct"] is True
+    assert _summary(data([measured, {"mode": "gloo", "error": "gloo: 1 worker(s) failed"}], []), 1.0)[
+        "all_correct"] is False
+    assert _summary(data([measured], ["in-network: 1 worker(s) failed"]), 1.0)["all_correct"] is False
+    assert _summary(data([{"mode": "in-network", "correct": False}], []), 1.0)["all_correct"] is False
