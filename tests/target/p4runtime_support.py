@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from google.protobuf import text_format
 from google.rpc import code_pb2, status_pb2
 from p4.config.v1 import p4info_pb2
@@ -140,3 +142,29 @@ def table_update(kind: int, text: str) -> p4runtime_pb2.Update:
 
 def entity(text: str) -> p4runtime_pb2.Entity:
     return text_format.Parse(text, p4runtime_pb2.Entity())
+
+
+@contextmanager
+def live_switch(source: str, name: str, on_output: Callable[[int, bytes], None] | None = None
+                ) -> Iterator[tuple[Any, Any, Client]]:
+    """(compiled program, started embedded switch, primary client that pushed the pipeline) for P4 `source`, with
+    the switch's P4Runtime server on loopback; `on_output` sees every packet the switch sends. All stopped on exit."""
+    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
+    core = pytest.importorskip("p4switch.switch.core")
+    from p4switch.server import P4RuntimeServer
+
+    program = compiler.compile_text(source, name)
+    switch = core.Switch()
+    if on_output is not None:
+        switch.add_output_callback(on_output)
+    switch.start()
+    server = P4RuntimeServer(switch, address="127.0.0.1:0").start()
+    client = Client(f"127.0.0.1:{server.port}", election_id=1)
+    try:
+        assert code_name(client.arbitrate().arbitration.status.code) == "OK"
+        client.set_pipeline(program.p4info, program.device_config_bytes())
+        yield program, switch, client
+    finally:
+        client.close()
+        server.stop()
+        switch.stop()

@@ -3,11 +3,8 @@ program, then direct counters (hits only, as BMv2), indexed counters and registe
 
 from __future__ import annotations
 
-import pytest
 from p4.v1 import p4runtime_pb2
-from p4runtime_support import Client, code_name, entity, table_update
-
-from p4switch.server import P4RuntimeServer
+from p4runtime_support import entity, live_switch, table_update
 
 COUNT_P4 = r"""
 #include <core.p4>
@@ -49,18 +46,9 @@ def frame(etype: int, size: int) -> bytes:
 
 
 def test_counters_and_registers_read_back_after_traffic() -> None:
-    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
-    core = pytest.importorskip("p4switch.switch.core")
-    program = compiler.compile_text(COUNT_P4, "count")
-    ids = {o.preamble.name: o.preamble.id for o in (*program.p4info.tables, *program.p4info.actions,
-                                                     *program.p4info.counters, *program.p4info.registers)}
-    switch = core.Switch()
-    switch.start()
-    server = P4RuntimeServer(switch, address="127.0.0.1:0").start()
-    client = Client(f"127.0.0.1:{server.port}", election_id=1)
-    try:
-        assert code_name(client.arbitrate().arbitration.status.code) == "OK"
-        client.set_pipeline(program.p4info, program.device_config_bytes())
+    with live_switch(COUNT_P4, "count") as (program, switch, client):
+        ids = {o.preamble.name: o.preamble.id for o in (*program.p4info.tables, *program.p4info.actions,
+                                                         *program.p4info.counters, *program.p4info.registers)}
         hit = (f'table_entry {{ table_id: {ids["I.fwd"]} match {{ field_id: 1 exact {{ value: "\\210\\265" }} }} '
                f'action {{ action {{ action_id: {ids["I.to_port"]} params {{ param_id: 1 value: "\\002" }} }} }} }}')
         assert client.write_updates(table_update(p4runtime_pb2.Update.INSERT, hit)) == ("OK", [])
@@ -75,7 +63,3 @@ def test_counters_and_registers_read_back_after_traffic() -> None:
         assert [c.counter_entry.data.packet_count for c in per_port] == [0, 3, 0, 1, 0, 0, 0, 0]
         [cell] = client.read(entity(f"register_entry {{ register_id: {ids['I.last_len']} index {{ index: 3 }} }}"))
         assert cell.register_entry.data.bitstring == b"\x40"  # 64: the packet_length of the last frame on port 3
-    finally:
-        client.close()
-        server.stop()
-        switch.stop()

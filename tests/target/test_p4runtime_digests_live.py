@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from p4.v1 import p4runtime_pb2
-from p4runtime_support import Client, code_name, table_update
-
-from p4switch.server import P4RuntimeServer
+from p4runtime_support import live_switch, table_update
 
 LEARN_P4 = r"""
 #include <core.p4>
@@ -40,17 +37,8 @@ def frame(src: int) -> bytes:
 
 
 def test_digest_from_the_data_plane_reaches_the_primary() -> None:
-    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
-    core = pytest.importorskip("p4switch.switch.core")
-    program = compiler.compile_text(LEARN_P4, "learn")
-    [digest_info] = program.p4info.digests
-    switch = core.Switch()
-    switch.start()
-    server = P4RuntimeServer(switch, address="127.0.0.1:0").start()
-    client = Client(f"127.0.0.1:{server.port}", election_id=1)
-    try:
-        assert code_name(client.arbitrate().arbitration.status.code) == "OK"
-        client.set_pipeline(program.p4info, program.device_config_bytes())
+    with live_switch(LEARN_P4, "learn") as (program, switch, client):
+        [digest_info] = program.p4info.digests
         switch.inject(3, frame(0x020000000003))  # before any DigestEntry: nothing is reported
         config = (f"digest_entry {{ digest_id: {digest_info.preamble.id} config {{ max_timeout_ns: 0 "
                   "max_list_size: 1 ack_timeout_ns: 60000000000 } }")
@@ -73,7 +61,3 @@ def test_digest_from_the_data_plane_reaches_the_primary() -> None:
         switch.inject(2, frame(0x020000000002))  # acked: reported again
         again = client.next("digest", timeout=10).digest
         assert again.list_id > nxt.list_id and again.data[0].struct.members[1].bitstring == b"\x02"
-    finally:
-        client.close()
-        server.stop()
-        switch.stop()

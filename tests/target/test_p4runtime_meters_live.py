@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 from p4.v1 import p4runtime_pb2
-from p4runtime_support import Client, code_name, entity, table_update
-
-from p4switch.server import P4RuntimeServer
+from p4runtime_support import entity, live_switch, table_update
 
 METER_P4 = r"""
 #include <core.p4>
@@ -37,11 +34,6 @@ V1Switch(P(), VC(), I(), E(), CC(), D()) main;
 
 
 def test_a_byte_meter_colours_packets_like_bmv2() -> None:
-    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
-    core = pytest.importorskip("p4switch.switch.core")
-    program = compiler.compile_text(METER_P4, "meter")
-    [meter] = program.p4info.meters
-    switch = core.Switch()
     colors: list[int] = []
     lock = threading.Lock()
 
@@ -49,13 +41,8 @@ def test_a_byte_meter_colours_packets_like_bmv2() -> None:
         with lock:
             colors.append(data[5])
 
-    switch.add_output_callback(collect)
-    switch.start()
-    server = P4RuntimeServer(switch, address="127.0.0.1:0").start()
-    client = Client(f"127.0.0.1:{server.port}", election_id=1)
-    try:
-        assert code_name(client.arbitrate().arbitration.status.code) == "OK"
-        client.set_pipeline(program.p4info, program.device_config_bytes())
+    with live_switch(METER_P4, "meter", collect) as (program, switch, client):
+        [meter] = program.p4info.meters
         # 1 byte/s refills: nothing measurable during the test; bursts of one and two 64-byte packets
         config = (f"meter_entry {{ meter_id: {meter.preamble.id} index {{ index: 2 }} "
                   "config { cir: 1 cburst: 64 pir: 1 pburst: 128 } }")
@@ -67,7 +54,3 @@ def test_a_byte_meter_colours_packets_like_bmv2() -> None:
             assert switch.wait_idle(10)
         with lock:
             assert colors == [0, 1, 2]  # GREEN, YELLOW, RED
-    finally:
-        client.close()
-        server.stop()
-        switch.stop()

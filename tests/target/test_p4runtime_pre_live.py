@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 from p4.v1 import p4runtime_pb2
-from p4runtime_support import Client, code_name, table_update
-
-from p4switch.server import P4RuntimeServer
+from p4runtime_support import live_switch, table_update
 
 PRE_P4 = r"""
 #include <core.p4>
@@ -39,10 +36,6 @@ def frame(etype: int) -> bytes:
 
 
 def test_multicast_groups_and_clone_sessions_drive_replication() -> None:
-    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
-    core = pytest.importorskip("p4switch.switch.core")
-    program = compiler.compile_text(PRE_P4, "pre")
-    switch = core.Switch()
     out: list[tuple[int, bytes]] = []
     lock = threading.Lock()
 
@@ -50,13 +43,7 @@ def test_multicast_groups_and_clone_sessions_drive_replication() -> None:
         with lock:
             out.append((port, data))
 
-    switch.add_output_callback(collect)
-    switch.start()
-    server = P4RuntimeServer(switch, address="127.0.0.1:0").start()
-    client = Client(f"127.0.0.1:{server.port}", election_id=1)
-    try:
-        assert code_name(client.arbitrate().arbitration.status.code) == "OK"
-        client.set_pipeline(program.p4info, program.device_config_bytes())
+    with live_switch(PRE_P4, "pre", collect) as (_program, switch, client):
         group = ('packet_replication_engine_entry { multicast_group_entry { multicast_group_id: 7 '
                  'replicas { egress_port: 2 instance: 1 } replicas { port: "\\003" instance: 1 } } }')
         session = ('packet_replication_engine_entry { clone_session_entry { session_id: 5 '
@@ -70,7 +57,3 @@ def test_multicast_groups_and_clone_sessions_drive_replication() -> None:
         with lock:
             by_port = sorted((port, len(data)) for port, data in out)
         assert by_port == [(1, 64), (2, 64), (3, 64), (4, 20)]  # multicast to 2 and 3; the clone cut to 20 bytes
-    finally:
-        client.close()
-        server.stop()
-        switch.stop()

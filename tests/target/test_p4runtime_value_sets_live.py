@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 from p4.v1 import p4runtime_pb2
-from p4runtime_support import Client, code_name, entity, table_update
-
-from p4switch.server import P4RuntimeServer
+from p4runtime_support import entity, live_switch, table_update
 
 PVS_P4 = r"""
 #include <core.p4>
@@ -34,11 +31,6 @@ V1Switch(P(), VC(), I(), E(), CC(), D()) main;
 
 
 def test_value_set_members_steer_the_parser() -> None:
-    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
-    core = pytest.importorskip("p4switch.switch.core")
-    program = compiler.compile_text(PVS_P4, "pvs")
-    [vs] = program.p4info.value_sets
-    switch = core.Switch()
     ports: list[int] = []
     lock = threading.Lock()
 
@@ -46,13 +38,8 @@ def test_value_set_members_steer_the_parser() -> None:
         with lock:
             ports.append(port)
 
-    switch.add_output_callback(collect)
-    switch.start()
-    server = P4RuntimeServer(switch, address="127.0.0.1:0").start()
-    client = Client(f"127.0.0.1:{server.port}", election_id=1)
-    try:
-        assert code_name(client.arbitrate().arbitration.status.code) == "OK"
-        client.set_pipeline(program.p4info, program.device_config_bytes())
+    with live_switch(PVS_P4, "pvs", collect) as (program, switch, client):
+        [vs] = program.p4info.value_sets
         packet = bytes(12) + b"\x88\xb5" + bytes(50)
         switch.inject(0, packet)
         assert switch.wait_idle(10)
@@ -65,7 +52,3 @@ def test_value_set_members_steer_the_parser() -> None:
         assert switch.wait_idle(10)
         with lock:
             assert ports == [1, 2]  # untagged before the member exists, tagged after
-    finally:
-        client.close()
-        server.stop()
-        switch.stop()
