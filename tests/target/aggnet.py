@@ -13,7 +13,7 @@ import functools
 import random
 import struct
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -656,3 +656,14 @@ def _build_subtree(fabric: Fabric, name: str, children: TreeSpec | int, parent: 
     install_job(sw, JobOnSwitch(job_id=job_id, job_idx=0, slot_count=pool, children=members, mcast_grp=1,
                                 scale=scale, result_fmt=result_fmt, parent=job_parent))
     return sw
+
+
+def running_fabric() -> Iterator[Fabric]:
+    """The body of the aggregation tests' `fabric` fixtures: p4ina.p4 compiled first (once, cached, so a compile
+    error fails before any switch starts), a `Fabric`, stopped when the test is done."""
+    compiled_program()
+    fabric = Fabric()
+    try:
+        yield fabric
+    finally:
+        fabric.stop()

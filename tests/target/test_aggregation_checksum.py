@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from aggnet import Fabric, InFlight, SimWorker, compiled_program, make_workers, single_switch
+from aggnet import Fabric, InFlight, SimWorker, make_workers, running_fabric, single_switch
 from scapy.layers.l2 import Ether
 from test_aggregation_trees import assert_exact
 
@@ -18,10 +18,7 @@ REG = "P4inaIngress.aggregation.agg_v05"
 
 @pytest.fixture
 def fabric() -> Iterator[Fabric]:
-    compiled_program()
-    f = Fabric()
-    yield f
-    f.stop()
+    yield from running_fabric()
 
 
 def test_bit_flip_in_a_result_is_detected_and_recovered(fabric: Fabric) -> None:

@@ -15,8 +15,8 @@ from aggnet import (
     MAX_JOBS,
     Fabric,
     SimWorker,
-    compiled_program,
     make_workers,
+    running_fabric,
     single_switch,
 )
 from test_aggregation_trees import assert_exact
@@ -26,10 +26,7 @@ from hostagent import protocol as proto
 
 @pytest.fixture
 def fabric() -> Iterator[Fabric]:
-    compiled_program()
-    f = Fabric()
-    yield f
-    f.stop()
+    yield from running_fabric()
 
 
 def two_jobs(fabric: Fabric) -> tuple[list[SimWorker], list[SimWorker]]:

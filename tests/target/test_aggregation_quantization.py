@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from aggnet import DROP_BAD_FORMAT, Fabric, SimWorker, compiled_program, single_switch
+from aggnet import DROP_BAD_FORMAT, Fabric, SimWorker, running_fabric, single_switch
 
 from hostagent import protocol as proto
 
@@ -20,10 +20,7 @@ WIDTH = {proto.FMT_INT16: 16, proto.FMT_INT8: 8}
 
 @pytest.fixture
 def fabric() -> Iterator[Fabric]:
-    compiled_program()
-    f = Fabric()
-    yield f
-    f.stop()
+    yield from running_fabric()
 
 
 def quantize(x: np.ndarray, fmt: int, floor_exp: int) -> tuple[np.ndarray, int]:

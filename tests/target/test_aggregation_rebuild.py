@@ -24,10 +24,10 @@ from aggnet import (
     Fabric,
     InFlight,
     JobOnSwitch,
-    compiled_program,
     install_job,
     make_workers,
     parse_result,
+    running_fabric,
 )
 from test_aggregation_trees import assert_exact
 
@@ -39,10 +39,7 @@ UP1, UP2 = 3, 4  # a leaf's ports towards spine1 and spine2 (workers on 1 and 2)
 
 @pytest.fixture
 def fabric() -> Iterator[Fabric]:
-    compiled_program()
-    f = Fabric()
-    yield f
-    f.stop()
+    yield from running_fabric()
 
 
 def leaf_spine(fabric: Fabric, pool: int, chunks: int, result_fmt: int = proto.FMT_INT32) -> list:

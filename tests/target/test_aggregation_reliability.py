@@ -13,9 +13,9 @@ from aggnet import (
     DROP_STALE,
     Fabric,
     InFlight,
-    compiled_program,
     expected_sums,
     make_workers,
+    running_fabric,
     single_switch,
 )
 from test_aggregation_trees import assert_exact, build_two_level
@@ -25,10 +25,7 @@ from hostagent import protocol as proto
 
 @pytest.fixture
 def fabric() -> Iterator[Fabric]:
-    compiled_program()
-    f = Fabric()
-    yield f
-    f.stop()
+    yield from running_fabric()
 
 
 def only(n_target: int, what: str) -> Callable[[int, InFlight], str]:

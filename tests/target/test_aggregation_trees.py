@@ -13,10 +13,10 @@ from aggnet import (
     JobOnSwitch,
     Neighbor,
     build_tree,
-    compiled_program,
     expected_sums,
     install_job,
     make_workers,
+    running_fabric,
     single_switch,
 )
 
@@ -25,10 +25,7 @@ from hostagent import protocol as proto
 
 @pytest.fixture
 def fabric() -> Iterator[Fabric]:
-    compiled_program()
-    f = Fabric()
-    yield f
-    f.stop()
+    yield from running_fabric()
 
 
 def assert_exact(workers: list, total_workers: int | None = None) -> None:
