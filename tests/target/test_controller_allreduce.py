@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from controller.app import ControllerApp
+from controller.events import Event
 from controller.fabric import Fabric as ControllerFabric
 from controller.failures import switch_down
 from controller.telemetry import collect, job_totals
@@ -106,6 +107,21 @@ def start_fabric(fab: Fabric, tmp_path: Path, *, wire: bool = True) -> Controlle
     return app
 
 
+def kill_switch(fab: Fabric, app: ControllerApp, name: str) -> list[Event]:
+    """Switch `name` dies while the controller is connected to every switch (as `ctl watch` is), and the
+    controller's failure handling runs on it; returns the controller's events."""
+    live = ControllerFabric(fab.topo, timeout=10)
+    try:
+        for switch in fab.topo.switches:
+            live.connected(switch)
+        detected = time.time()
+        fab.kill(name)
+        with app.session(fabric=live) as s:
+            return switch_down(s, name, "stopped by the test", detected)
+    finally:
+        live.close()
+
+
 @pytest.fixture
 def fabric(tmp_path: Path) -> Iterator[tuple[Fabric, ControllerApp]]:
     fab = Fabric(leaf_spine(leaves=2, spines=2, hosts_per_leaf=2))
@@ -173,16 +189,7 @@ def test_allreduce_survives_the_loss_of_the_root_switch(fabric: tuple[Fabric, Co
 
     # the root dies between collectives; the controller (connected to every switch, as `ctl watch` is) moves the
     # tree and the workers carry on
-    live = ControllerFabric(fab.topo, timeout=10)
-    try:
-        for name in fab.topo.switches:
-            live.connected(name)
-        detected = time.time()
-        fab.kill(root)
-        with app.session(fabric=live) as s:
-            events = switch_down(s, root, "stopped by the test", detected)
-    finally:
-        live.close()
+    events = kill_switch(fab, app, root)
     with app.session() as s:
         new_root = s.state.jobs[rec.job_id].tree.root
         assert s.state.jobs[rec.job_id].workers == rec.workers, "ranks and child indices survive the rebuild"

@@ -10,7 +10,6 @@ next round; leaf2's still retransmit the old one: the new root PULLs the old RES
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,11 +17,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_controller_allreduce import POOL, Fabric, _run_all, _workers, start_fabric
+from test_controller_allreduce import POOL, Fabric, _run_all, _workers, kill_switch, start_fabric
 
 from controller.app import ControllerApp
-from controller.fabric import Fabric as ControllerFabric
-from controller.failures import switch_down
 from controller.topologies import leaf_spine
 from hostagent import protocol as proto
 
@@ -112,16 +109,7 @@ def test_root_dies_after_its_result_reached_one_leaf_only(fabric: tuple[CuttingF
     runner = threading.Thread(target=lambda: outcome.append(_run_all(workers, lambda w: w.allreduce(data[w.rank]))))
     runner.start()
     assert fab.cut_done.wait(60), "the root never sent a RESULT to leaf2 after leaf1"
-    live = ControllerFabric(fab.topo, timeout=10)
-    try:
-        for name in fab.topo.switches:
-            live.connected(name)
-        detected = time.time()
-        fab.kill(root)
-        with app.session(fabric=live) as s:
-            events = switch_down(s, root, "stopped by the test", detected)
-    finally:
-        live.close()
+    events = kill_switch(fab, app, root)
     rebuilt = [e for e in events if e.kind == "job_rebuilt"]
     assert rebuilt and rebuilt[0].data["root"] != root
     runner.join(180)

@@ -26,14 +26,13 @@ from test_controller_allreduce import (
     _compile,
     _run_all,
     codec_mod,
+    kill_switch,
     start_fabric,
     transport_mod,
     worker_mod,
 )
 
 from controller.app import ControllerApp
-from controller.fabric import Fabric as ControllerFabric
-from controller.failures import switch_down
 from controller.p4info import P4InfoHelper
 from controller.program import SLOT_REGISTERS
 from controller.state import JobRecord
@@ -156,17 +155,9 @@ def test_rebuild_onto_a_deleted_jobs_slots(fabric: tuple[Fabric, ControllerApp])
     assert a.tree.root == "spine1"
     b, workers = _next_job(fab, app, a, seed=7, size=CHUNK * 8, root="spine2", job_id=a.job_id + 1)
     try:
-        live = ControllerFabric(fab.topo, timeout=10)
-        try:
-            for name in fab.topo.switches:
-                live.connected(name)
-            detected = time.time()
-            fab.kill("spine2")
-            with app.session(fabric=live) as s:
-                events = switch_down(s, "spine2", "stopped by the test", detected)
-                moved = s.state.jobs[b.job_id]
-        finally:
-            live.close()
+        events = kill_switch(fab, app, "spine2")
+        with app.session() as s:
+            moved = s.state.jobs[b.job_id]
         assert any(e.kind == "job_rebuilt" for e in events)
         assert moved.tree.root == "spine1" and moved.grants["spine1"].slot_base == a.grants["spine1"].slot_base
         _allreduce(workers, np.random.default_rng(8), CHUNK * POOL * 2)
