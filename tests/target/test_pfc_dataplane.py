@@ -121,6 +121,20 @@ class Rig:
             got += self.frames(wait=0.05)
         return got
 
+    def pause_until_storm(self, timeout: float = 10.0) -> list[PfcEvent]:
+        """Keep sending full-length pauses for the lossless class into OUT_PORT until the watchdog reports a storm;
+        the events of that report."""
+        storm: list[PfcEvent] = []
+        deadline = time.monotonic() + timeout
+        while not storm:
+            assert time.monotonic() < deadline, "no storm reported"
+            self.switch.inject(OUT_PORT, pfc_frame({LOSSLESS: 0xFFFF}))
+            try:
+                storm = decode_digest(self.name, self.client.digests.get(timeout=0.005))
+            except queue.Empty:
+                pass
+        return storm
+
     def events(self, n: int, timeout: float = 10.0) -> list[PfcEvent]:
         out: list[PfcEvent] = []
         deadline = time.monotonic() + timeout
@@ -274,15 +288,7 @@ def test_watchdog_storm_drop_and_restoration(rig: Rig) -> None:
         thresholds=(QueueThresholds(OUT_PORT, LOSSLESS, xoff=2, xon=1),)))
     idx = OUT_PORT * 8 + LOSSLESS
     # A storm: pause frames keep coming (each pauses 33 ms at 1 Gb/s) until the watchdog reports it.
-    storm: list[PfcEvent] = []
-    deadline = time.monotonic() + 10
-    while not storm:
-        assert time.monotonic() < deadline, "no storm reported"
-        rig.switch.inject(OUT_PORT, pfc_frame({LOSSLESS: 0xFFFF}))
-        try:
-            storm = decode_digest("s1", rig.client.digests.get(timeout=0.005))
-        except queue.Empty:
-            pass
+    storm = rig.pause_until_storm()
     (ev,) = storm
     assert (ev.kind, ev.switch_id, ev.port, ev.classes) == ("storm", 7, OUT_PORT, (LOSSLESS,))
     rig.manager.handle(ev)
@@ -312,15 +318,7 @@ def test_watchdog_storm_drop_and_restoration(rig: Rig) -> None:
 def test_alert_action_reports_but_keeps_pausing(rig: Rig) -> None:
     rig.configure(SwitchPfc(switch_id=7, ports=(PortPfc(OUT_PORT, link_bps=1e9, detect_ms=20, action="alert",
                                                         deadlock_ms=0),)))
-    storm: list[PfcEvent] = []
-    deadline = time.monotonic() + 10
-    while not storm:
-        assert time.monotonic() < deadline, "no storm reported"
-        rig.switch.inject(OUT_PORT, pfc_frame({LOSSLESS: 0xFFFF}))
-        try:
-            storm = decode_digest("s1", rig.client.digests.get(timeout=0.005))
-        except queue.Empty:
-            pass
+    rig.pause_until_storm()
     rig.switch.inject(IN_PORT, data_frame(LOSSLESS, 1))
     got = rig.until(lambda g: len(g) >= 1)       # held by the MAC for at most 3.3 ms, then sent: not dropped
     assert [p for p, _, _ in got] == [OUT_PORT]
@@ -368,15 +366,7 @@ def test_forward_action_stops_holding_in_hold_mode() -> None:
         rig.switch.inject(IN_PORT, data_frame(LOSSLESS, 1))
         assert rig.switch.wait_idle(10)
         assert rig.frames() == [] and rig.counter(f"{ING}.pfc.pfc_held", idx) == 50, "paused, not yet a storm: held"
-        storm: list[PfcEvent] = []
-        deadline = time.monotonic() + 10
-        while not storm:
-            assert time.monotonic() < deadline, "no storm reported"
-            rig.switch.inject(OUT_PORT, pfc_frame({LOSSLESS: 0xFFFF}))
-            try:
-                storm = decode_digest("s1", rig.client.digests.get(timeout=0.005))
-            except queue.Empty:
-                pass
+        rig.pause_until_storm()
         rig.switch.inject(OUT_PORT, pfc_frame({LOSSLESS: 0xFFFF}))
         sent = data_frame(LOSSLESS, 2)
         rig.switch.inject(IN_PORT, sent)
