@@ -80,7 +80,7 @@ const bit<32> STATUS_STORED = 0x40;   // the values are a RESULT received (fmt i
 #define PFC_SESSION_BASE 256                     // clone session 256 + p sends generated PFC out of port p (p < 256)
 #define PROBE_MAX_HOPS 8
 const bit<2> WD_ACTION_DROP = 0;                 // SONiC PFCWD actions (P4inaIngress.pfc.pfcwd_action)
-const bit<2> WD_ACTION_FORWARD = 1;
+// WD_ACTION_FORWARD is 1: no constant, as nothing in the program tests for it (p4c warns on unused constants).
 const bit<2> WD_ACTION_ALERT = 2;
 const bit<8> PFC_EVENT_STORM = 1;                // pfc_event_t.kind
 const bit<8> PFC_EVENT_RESTORE = 2;

@@ -373,14 +373,28 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
         }
         meta.pfc.cls = standard_metadata.priority;
 
-        if (hdr.ethernet.ether_type == ETHERTYPE_MAC_CONTROL) {
+        // Which of the three cases below this packet is, decided first so that pfc_port has one apply site: p4c's
+        // BMv2 back end rejects a table applied twice ("... has multiple successors").
+        bool mac_control = hdr.ethernet.ether_type == ETHERTYPE_MAC_CONTROL;
+        bool pause_frame = mac_control && hdr.pfc.isValid() && hdr.ethernet.dst_addr == PFC_DEST_MAC
+                           && hdr.pfc.reserved == 0;
+        bool unicast = !mac_control && !hdr.probe.isValid()
+                       && standard_metadata.mcast_grp == 0 && standard_metadata.egress_spec != 511;
+        if (pause_frame) {
+            meta.pfc.cfg_port = standard_metadata.ingress_port;      // the port the pause came in on
+        } else {
+            meta.pfc.cfg_port = standard_metadata.egress_spec;       // the port a unicast packet goes out of
+        }
+        if (pause_frame || unicast) {
+            pfc_port.apply();
+        }
+
+        if (mac_control) {
             // MAC control frames end at the link: the valid ones are processed, every one is dropped.
-            if (!hdr.pfc.isValid() || hdr.ethernet.dst_addr != PFC_DEST_MAC || hdr.pfc.reserved != 0) {
+            if (!pause_frame) {
                 malformed();
             } else {
                 mark_to_drop(standard_metadata);
-                meta.pfc.cfg_port = standard_metadata.ingress_port;
-                pfc_port.apply();
                 if (hdr.pfc.class_enable[0:0] == 1) { rx_class(0, hdr.pfc.time0); }
                 if (hdr.pfc.class_enable[1:1] == 1) { rx_class(1, hdr.pfc.time1); }
                 if (hdr.pfc.class_enable[2:2] == 1) { rx_class(2, hdr.pfc.time2); }
@@ -408,9 +422,7 @@ control PfcIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
             } else {
                 forward_probe();
             }
-        } else if (standard_metadata.mcast_grp == 0 && standard_metadata.egress_spec != 511) {
-            meta.pfc.cfg_port = standard_metadata.egress_spec;
-            pfc_port.apply();
+        } else if (unicast) {
             bit<1> arrival = meta.pfc_held == 0 ? (bit<1>)1 : (bit<1>)0;   // not a held packet coming back
             guard();
             if (meta.pfc.paused == 1 && arrival == 1 && standard_metadata.egress_spec != 511) {
