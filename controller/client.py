@@ -30,6 +30,19 @@ from controller.p4info import P4InfoHelper
 log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 10_000
+
+# gRPC's default 16 KB limit on received metadata is too small for P4Runtime: a batch Write whose updates are
+# rejected carries one p4.v1.Error per update in `grpc-status-details-bin`, and simple_switch_grpc's answer to a
+# few hundred rejected register writes is ~25 KB, which the client would turn into RESOURCE_EXHAUSTED ("received
+# metadata size exceeds hard limit") and lose every per-update code. Reads of large tables need big messages too.
+MAX_METADATA_BYTES = 4 << 20
+MAX_MESSAGE_BYTES = 256 << 20
+CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.max_metadata_size", MAX_METADATA_BYTES),            # the soft limit
+    ("grpc.absolute_max_metadata_size", MAX_METADATA_BYTES),   # the hard limit (gRPC >= 1.54)
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+)
 Update = p4runtime_pb2.Update
 Entity = p4runtime_pb2.Entity
 
@@ -96,10 +109,12 @@ class SwitchClient:
         with self._lock:
             self._close_locked()
             self._closing = False
+            options: list[tuple[str, Any]] = list(CHANNEL_OPTIONS)
             if self.credentials is None:
-                self._channel = grpc.insecure_channel(self.address)
+                self._channel = grpc.insecure_channel(self.address, options=options)
             else:
-                options = [("grpc.ssl_target_name_override", self.server_name)] if self.server_name else []
+                if self.server_name:
+                    options.append(("grpc.ssl_target_name_override", self.server_name))
                 self._channel = grpc.secure_channel(self.address, self.credentials, options=options)
             self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
             try:  # fails at once on a refused connection, at the deadline on a hung server

@@ -15,6 +15,7 @@ from typing import Protocol
 from google.protobuf import text_format
 from p4.v1 import p4runtime_pb2
 
+from controller import bmv2_thrift
 from controller.client import SwitchClient, update
 from controller.exceptions import ControllerError, JobError, RpcError, SwitchUnavailableError
 from controller.fabric import Fabric
@@ -127,11 +128,35 @@ class JobManager:
         resets = self._reset_updates(grants)
 
         def write(c: SwitchClient) -> bool:
-            return _write_reset(c, resets[c.name])
+            return self._write_reset(c, resets[c.name])
 
         out = self.fabric.run(write, resets)
         out.raise_first()
         return sorted(sw for sw, cleared in out.results.items() if not cleared)
+
+    def _write_reset(self, c: SwitchClient, ups: list[p4runtime_pb2.Update]) -> bool:
+        """Write slot-state resets. Where P4Runtime has no register writes at all (BMv2's simple_switch_grpc answers
+        UNIMPLEMENTED, p4lang/PI#376) they go through the switch's Thrift admin port when the topology names one;
+        False when neither can clear them. Any other refusal raises."""
+        try:
+            c.write(ups)
+        except RpcError as exc:
+            codes = {u.code_name for u in exc.updates} or {exc.code_name}
+            if codes != {"UNIMPLEMENTED"}:
+                raise
+            address = self.topo.switches[c.name].thrift if c.name in self.topo.switches else ""
+            if not address:
+                return False
+            writes = []
+            for u in ups:
+                r = u.entity.register_entry
+                name = self.helper.registers.by(r.register_id).preamble.name
+                writes.append((name, r.index.index, int.from_bytes(r.data.bitstring, "big")))
+            try:
+                bmv2_thrift.write_registers(address, writes, what=c.name)
+            except bmv2_thrift.ThriftCliError as err:
+                raise JobError(f"{c.name}: clearing slot registers over Thrift: {err}") from None
+        return True
 
     def _entities(self, plans: dict[str, SwitchJobPlan]) -> dict[str, list[p4runtime_pb2.Entity]]:
         return {sw: self.binding.job_entities(self.helper, p, self.topo) for sw, p in plans.items()}
@@ -242,7 +267,7 @@ class JobManager:
 
         def write(c: SwitchClient) -> bool:
             # a switch new to the tree: clear its slots before its entries admit packets
-            cleared = _write_reset(c, resets[c.name]) if c.name in resets else True
+            cleared = self._write_reset(c, resets[c.name]) if c.name in resets else True
             c.write(changes[c.name])
             return cleared
 
@@ -259,17 +284,6 @@ class JobManager:
         return record
 
 
-def _write_reset(c: SwitchClient, ups: list[p4runtime_pb2.Update]) -> bool:
-    """Write slot-state resets; False when the switch has no P4Runtime register writes at all (BMv2's
-    simple_switch_grpc answers UNIMPLEMENTED, p4lang/PI#376), any other refusal raises."""
-    try:
-        c.write(ups)
-    except RpcError as exc:
-        codes = {u.code_name for u in exc.updates} or {exc.code_name}
-        if codes != {"UNIMPLEMENTED"}:
-            raise
-        return False
-    return True
 
 
 def entity_key(e: p4runtime_pb2.Entity) -> str:

@@ -34,6 +34,7 @@ class Switch:
     priority_queues: int = 1  # egress queues per port (simple_switch --priority-queues); priorities must stay below
     ip: str = ""  # the switch's own address (aggregation traffic is sent to and from it); derived when empty
     mac: str = ""
+    thrift: str = ""  # host:port of BMv2's Thrift admin port: register writes where P4Runtime has none
 
 
 @dataclass
@@ -188,7 +189,7 @@ class Topology:
         switches = []
         for sw in self.switches.values():
             d: dict[str, Any] = {"name": sw.name, "grpc": sw.grpc, "device_id": sw.device_id}
-            for key in ("role", "group", "cpu_port", "slots", "groups", "priority_queues", "ip", "mac"):
+            for key in ("role", "group", "cpu_port", "slots", "groups", "priority_queues", "ip", "mac", "thrift"):
                 value = getattr(sw, key)
                 if value not in (None, "") and not (key == "priority_queues" and value == 1):
                     d[key] = value

@@ -149,7 +149,8 @@ class Fabric:
             tls = {"ca": str(self.pki.ca_cert), "cert": str(controller.cert), "key": str(controller.key)}
         return write_topology_file(path, self.topo, self.grpc_addresses(),
                                    cpu_ports={sw.name: self.cpu_port for sw in self.switches},
-                                   priority_queues=self.priority_queues, tls=tls)
+                                   priority_queues=self.priority_queues, tls=tls,
+                                   thrift={sw.name: sw.thrift_address for sw in self.switches})
 
     def set_link(self, a: str, b: str, up: bool) -> None:
         """Bring the link between nodes `a` and `b` down or up (both ends), as a cable pull would."""

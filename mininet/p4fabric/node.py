@@ -144,6 +144,11 @@ class P4Switch(Switch):
             raise FabricStartError(f"{self.name} has not started")
         return f"127.0.0.1:{self.grpc_port}"
 
+    @property
+    def thrift_address(self) -> str | None:
+        """The target's register-admin address (BMv2's Thrift port), None where P4Runtime writes registers."""
+        return self.target.thrift_address(self.running) if self.running is not None else None
+
     def port_map(self) -> dict[int, str]:
         """P4 port number -> interface name (Mininet's port numbers, which the topology file also uses)."""
         return {port: intf.name for port, intf in sorted(self.intfs.items()) if intf.name != "lo" and port > 0}

@@ -16,10 +16,12 @@ if TYPE_CHECKING:
 def controller_topology(topo: FabricTopo, grpc: Mapping[str, str], *, device_ids: Mapping[str, int] | None = None,
                         cpu_ports: Mapping[str, int | None] | None = None,
                         bandwidth_mbps: float | None = None, priority_queues: int = 1,
-                        tls: Mapping[str, str] | None = None) -> Topology:
+                        tls: Mapping[str, str] | None = None,
+                        thrift: Mapping[str, str | None] | None = None) -> Topology:
     """The controller's `Topology` for `topo` whose switch `name` answers P4Runtime at `grpc[name]`. Every switch
     runs `priority_queues` egress queues (the controller maps DSCP to priorities only when there are several);
-    `tls` (ca, cert, key: PEM paths) is how the controller reaches TLS switches."""
+    `tls` (ca, cert, key: PEM paths) is how the controller reaches TLS switches; `thrift[name]` is a switch's Thrift
+    admin address where P4Runtime has no register writes (BMv2)."""
     from controller.topology import Tls, Topology
 
     out = Topology(name=topo.title, kind=topo.kind, tls=Tls(**tls) if tls else None)
@@ -37,6 +39,9 @@ def controller_topology(topo: FabricTopo, grpc: Mapping[str, str], *, device_ids
         cpu = (cpu_ports or {}).get(name)
         if cpu is not None:
             attrs["cpu_port"] = cpu
+        admin = (thrift or {}).get(name)
+        if admin:
+            attrs["thrift"] = admin
         out.add_switch(name, **attrs)
     for a, b, link in topo.links(withInfo=True):
         a_port, b_port = int(link["port1"]), int(link["port2"])

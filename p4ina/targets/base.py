@@ -152,6 +152,12 @@ class Target(abc.ABC):
     def unavailable_message(self, missing: Sequence[str]) -> str:
         return f"target {self.name}: missing {', '.join(missing)} on PATH"
 
+    def thrift_address(self, switch: RunningSwitch) -> str | None:
+        """`host:port` of an admin port that writes registers where P4Runtime cannot (BMv2's Thrift); None when
+        P4Runtime register writes work, as on the embedded target."""
+        del switch
+        return None
+
     @abc.abstractmethod
     def compile(self, source: Path, out_dir: Path, *, include_dirs: Sequence[Path] = (),
                 defines: Mapping[str, str] | None = None) -> CompiledProgram:

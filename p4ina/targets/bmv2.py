@@ -14,6 +14,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from controller import bmv2_thrift
 from p4ina.targets.base import CompiledProgram, PortImpairment, RunningSwitch, SwitchConfig, Target
 from p4ina.targets.exceptions import AdminError, TargetCompileError, UnsupportedOperationError
 from p4ina.targets.netem import apply_netem
@@ -21,7 +22,6 @@ from p4ina.targets.process import free_tcp_port
 
 COMPILER = "p4c-bm2-ss"
 SWITCH = "simple_switch_grpc"
-THRIFT_CLI = "simple_switch_CLI"
 
 INSTALL_HINT = (
     "install p4lang's packages (e.g. from the openSUSE Build Service repository home:p4lang: "
@@ -31,13 +31,15 @@ INSTALL_HINT = (
 )
 
 _REGISTER_VALUE = re.compile(r"(?P<name>[\w.$\[\]]+)\[(?P<index>\d+)\]\s*=\s*(?P<value>-?\d+)")
-_CLI_ERROR = re.compile(r"^(?:RuntimeCmd:\s*)?(Error|Invalid|Could not connect|Bad format|\*\*\* Unknown)[^\n]*",
-                        re.MULTILINE)
 
 
 class Bmv2Target(Target):
     name = "bmv2"
     required_binaries = (COMPILER, SWITCH)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._cli_command: bmv2_thrift.CliCommand | None = None
 
     def unavailable_message(self, missing: Sequence[str]) -> str:
         return f"target bmv2 needs {' and '.join(missing)} on PATH: {INSTALL_HINT}"
@@ -113,29 +115,35 @@ class Bmv2Target(Target):
     # -- admin over Thrift --
 
     def cli_command(self, switch: RunningSwitch) -> list[str]:
+        """How this switch's simple_switch_CLI is started: under an interpreter that has BMv2's Thrift modules."""
         if switch.config.thrift_port is None:
             raise AdminError(f"{switch.name}: started without a Thrift port, admin operations are unavailable")
-        return [THRIFT_CLI, "--thrift-ip", switch.config.grpc_host, "--thrift-port", str(switch.config.thrift_port)]
+        return [*self._cli().argv, "--thrift-ip", switch.config.grpc_host, "--thrift-port",
+                str(switch.config.thrift_port)]
+
+    def thrift_address(self, switch: RunningSwitch) -> str | None:
+        """`host:port` of the switch's Thrift admin port (the controller clears registers through it)."""
+        if switch.config.thrift_port is None:
+            return None
+        return f"{switch.config.grpc_host}:{switch.config.thrift_port}"
+
+    def _cli(self) -> bmv2_thrift.CliCommand:
+        if self._cli_command is None:
+            try:
+                self._cli_command = bmv2_thrift.resolve_cli()
+            except bmv2_thrift.ThriftCliError as exc:
+                raise UnsupportedOperationError(str(exc)) from None
+        return self._cli_command
 
     def run_cli(self, switch: RunningSwitch, commands: Sequence[str], timeout: float = 20.0) -> str:
         """Feed commands to `simple_switch_CLI` on stdin; return its output, raising on any reported error."""
-        if shutil.which(THRIFT_CLI) is None:
-            raise UnsupportedOperationError(
-                f"{THRIFT_CLI} is not on PATH: BMv2 admin operations (queues, registers) need BMv2's Thrift CLI, "
-                "installed with behavioral-model (--with-thrift)")
-        argv = self.cli_command(switch)
+        if switch.config.thrift_port is None:
+            raise AdminError(f"{switch.name}: started without a Thrift port, admin operations are unavailable")
         try:
-            result = subprocess.run(argv, input="\n".join(commands) + "\n", capture_output=True, text=True,
-                                    timeout=timeout, check=False)
-        except subprocess.TimeoutExpired as exc:
-            raise AdminError(f"{switch.name}: {THRIFT_CLI} did not finish within {timeout:g} s") from exc
-        output = result.stdout + result.stderr
-        match = _CLI_ERROR.search(output)
-        if result.returncode != 0 or match:
-            lines = output.strip().splitlines()
-            detail = match.group(0).strip() if match else (lines[-1] if lines else f"exit status {result.returncode}")
-            raise AdminError(f"{switch.name}: {THRIFT_CLI} {'; '.join(commands)}: {detail}")
-        return output
+            return bmv2_thrift.run_cli(self._cli(), switch.config.grpc_host, switch.config.thrift_port, commands,
+                                       timeout=timeout, what=switch.name)
+        except bmv2_thrift.ThriftCliError as exc:
+            raise AdminError(str(exc)) from None
 
     def set_queue_rate(self, switch: RunningSwitch, rate_pps: int, port: int | None = None,
                        priority: int | None = None) -> None:
@@ -150,7 +158,7 @@ class Bmv2Target(Target):
         for match in _REGISTER_VALUE.finditer(output):
             if int(match.group("index")) == index:
                 return int(match.group("value"))
-        raise AdminError(f"{switch.name}: no value in {THRIFT_CLI}'s answer to register_read {register} {index}")
+        raise AdminError(f"{switch.name}: no value in {bmv2_thrift.THRIFT_CLI}'s answer to register_read {register} {index}")
 
     def write_register(self, switch: RunningSwitch, register: str, index: int, value: int) -> None:
         self.run_cli(switch, [f"register_write {register} {index} {value}"])

@@ -38,6 +38,8 @@ def open_channel(address: str, tls: SwitchTls | None) -> Any:
     """A gRPC channel to a switch's P4Runtime port: plain text, or mutual TLS with the launcher's certificate."""
     import grpc
 
+    from controller.client import CHANNEL_OPTIONS
+
     if tls is None:
-        return grpc.insecure_channel(address)
-    return grpc.secure_channel(address, tls.channel_credentials())
+        return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+    return grpc.secure_channel(address, tls.channel_credentials(), options=CHANNEL_OPTIONS)

@@ -69,6 +69,31 @@ def test_per_update_errors_are_decoded(server: DoubleServer, helper: P4InfoHelpe
         assert "update 1: ALREADY_EXISTS" in str(err)
 
 
+def test_large_per_update_error_details_reach_the_caller(server: DoubleServer, helper: P4InfoHelper) -> None:
+    """simple_switch_grpc refuses register writes with one p4.v1.Error per update; for a few hundred updates the
+    `grpc-status-details-bin` trailer passes gRPC's default 16 KB metadata limit. The client must still decode every
+    per-update code, not fail with RESOURCE_EXHAUSTED."""
+    from google.rpc import code_pb2
+
+    server.servicer.refuse_registers = code_pb2.UNIMPLEMENTED
+    with SwitchClient("s1", server.address, timeout=10) as c:
+        c.set_pipeline(helper.p4info, b"{}")
+        n = 600
+        updates = []
+        for i in range(n):
+            e = p4runtime_pb2.Entity()
+            e.register_entry.register_id = 0x05000001
+            e.register_entry.index.index = i
+            e.register_entry.data.bitstring = b"\x00"
+            updates.append(update("MODIFY", e))
+        with pytest.raises(RpcError) as info:
+            c.write(updates)
+        err = info.value
+        assert err.code_name == "UNKNOWN", err.detail
+        assert [u.index for u in err.updates] == list(range(n))
+        assert {u.code_name for u in err.updates} == {"UNIMPLEMENTED"}
+
+
 def test_second_controller_takes_over_and_first_stops_writing(server: DoubleServer, helper: P4InfoHelper) -> None:
     events: queue.Queue[StreamEvent] = queue.Queue()
     first = SwitchClient("s1", server.address, timeout=10, election_id=(0, 10), on_event=events.put).connect()
