@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from controller import nccl_facts
 from controller.app import ControllerApp, Session
 from controller.exceptions import ControllerError
 from controller.failures import Watcher, link_change
@@ -114,6 +115,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = cmd(sub, "nccl-topo", _nccl_topo, "rank order and NCCL topology XML for a job")
     p.add_argument("job_id", type=int, metavar="JOB")
     p.add_argument("--host", help="write only this host's NCCL_TOPO_FILE (<system>)")
+    p.add_argument("--from-sys", metavar="DEV", help="with --host, run on that host: take NUMA node, PCI bus id, "
+                                                      "speed and CPU from this machine's /sys for interface DEV")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
     ctl.set_defaults(handler=lambda args: (ctl.print_help(), 2)[1])
@@ -420,7 +423,10 @@ def _shell(args: argparse.Namespace, app: ControllerApp) -> Any:
 def _nccl_topo(args: argparse.Namespace, app: ControllerApp) -> Any:
     with _session(args, app) as s:
         rec = s.jobs.get(args.job_id)
-        xml = nccl_system_xml(s.topo, args.host) if args.host else \
+        if args.from_sys and not args.host:
+            raise ControllerError("--from-sys reads this machine's NIC facts: it needs --host (the host you are on)")
+        facts = nccl_facts.from_sysfs(args.from_sys) if args.from_sys else None
+        xml = nccl_system_xml(s.topo, args.host, facts) if args.host else \
             nccl_topology_xml(s.topo, rec.tree, rec.job_id, rec.ranks)
         crossings = uplink_crossings(s.topo, rec.ranks)
     if args.output:

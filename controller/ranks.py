@@ -18,10 +18,9 @@ import zlib
 
 from controller.encoding import parse_value
 from controller.exceptions import JobError
+from controller.nccl_facts import NicFacts, from_mapping
 from controller.topology import Topology
 from controller.trees import ReductionTree
-
-DEFAULT_SPEED_MBPS = 10000.0
 
 
 def rank_order(tree: ReductionTree) -> list[str]:
@@ -48,31 +47,35 @@ def uplink_crossings(topo: Topology, order: list[str]) -> int:
     return sum(1 for i in range(len(sw)) if sw[i] != sw[(i + 1) % len(sw)])
 
 
-def _host_speed(topo: Topology, host: str) -> float:
-    # a host's own link is not in `links`; the fabric's links tell the typical speed when given
-    speeds = [lk.bandwidth_mbps for lk in topo.links if lk.bandwidth_mbps]
-    return float(speeds[0]) if speeds else DEFAULT_SPEED_MBPS
-
-
-def _system_element(topo: Topology, host: str) -> ET.Element:
+def _system_element(topo: Topology, host: str, facts: NicFacts | None = None) -> ET.Element:
+    """One host's `<system>`: only what the topology file (or `facts`, e.g. read from /sys) says; NCCL reads what is
+    left out from the host's own sysfs, so nothing here is guessed (no invented CPU, PCI bus id or link speed)."""
     h = topo.hosts[host]
+    known = facts if facts is not None else from_mapping(h.nccl, f"host {host}")
     guid = parse_value(h.mac, 48) if h.mac else zlib.crc32(host.encode())
     system = ET.Element("system", version="1")
-    cpu = ET.SubElement(system, "cpu", numaid="0", affinity="ffffffff", arch="x86_64", vendor="GenuineIntel",
-                        familyid="6", modelid="85")
-    pci = ET.SubElement(cpu, "pci", {"busid": "0000:00:03.0", "class": "0x020000", "vendor": "0x0000",
-                                     "device": "0x0000", "subsystem_vendor": "0x0000", "subsystem_device": "0x0000",
-                                     "link_speed": "16.0 GT/s PCIe", "link_width": "16"})
-    nic = ET.SubElement(pci, "nic")
-    ET.SubElement(nic, "net", name=f"{host}-eth0", dev="0", speed=f"{_host_speed(topo, host):g}", port="1",
-                  latency="0.000000", guid=f"0x{guid:x}", maxconn="65536", gdr="0")
+    parent = ET.SubElement(system, "cpu", known.cpu_attrs())
+    if known.busid is not None:
+        parent = ET.SubElement(parent, "pci", busid=known.busid)
+    nic = ET.SubElement(parent, "nic")
+    net = {"dev": "0", "port": "1", "guid": f"0x{guid:x}"}
+    if known.netdev is not None:
+        net["name"] = known.netdev
+    if known.speed_mbps is not None:
+        net["speed"] = str(known.speed_mbps)
+    ET.SubElement(nic, "net", net)
+    missing = [k for k, v in (("numaid", known.numaid), ("busid", known.busid), ("netdev", known.netdev),
+                              ("speed_mbps", known.speed_mbps)) if v is None]
+    if missing:
+        system.insert(0, ET.Comment(f" unknown, left for NCCL to detect: {', '.join(missing)} "))
     return system
 
 
-def nccl_system_xml(topo: Topology, host: str) -> str:
+def nccl_system_xml(topo: Topology, host: str, facts: NicFacts | None = None) -> str:
+    """The `<system>` of one host, the file to point its `NCCL_TOPO_FILE` at."""
     if host not in topo.hosts:
         raise JobError(f"unknown host {host!r}")
-    el = _system_element(topo, host)
+    el = _system_element(topo, host, facts)
     ET.indent(el)
     return ET.tostring(el, encoding="unicode") + "\n"
 

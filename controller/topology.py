@@ -16,6 +16,7 @@ import networkx as nx
 import yaml
 
 from controller.exceptions import TopologyError
+from controller.nccl_facts import from_mapping
 
 KINDS = ("generic", "leaf-spine", "fat-tree", "dragonfly", "torus")
 
@@ -44,6 +45,7 @@ class Host:
     port: int
     mac: str = ""
     ip: str = ""
+    nccl: dict[str, Any] | None = None  # NIC/CPU facts for NCCL topology files (controller/nccl_facts.py)
 
 
 @dataclass
@@ -118,6 +120,10 @@ class Topology:
 
         for host in self.hosts.values():
             claim(host.switch, host.port, f"host {host.name}")
+            if host.nccl is not None:
+                if not isinstance(host.nccl, dict):
+                    raise TopologyError(f"host {host.name}: nccl must be a mapping of NIC facts")
+                from_mapping(host.nccl, f"host {host.name}")
         for link in self.links:
             if link.a == link.b:
                 raise TopologyError(f"link {link.a}:{link.a_port} loops back to the same switch")
@@ -197,7 +203,7 @@ class Topology:
                 d["coord"] = list(sw.coord)
             d["ports"] = self.ports(sw.name)
             switches.append(d)
-        hosts = [{k: v for k, v in vars(h).items() if v != ""} for h in self.hosts.values()]
+        hosts = [{k: v for k, v in vars(h).items() if v not in ("", None)} for h in self.hosts.values()]
         links = []
         for link in self.links:
             d = {"a": link.a, "a_port": link.a_port, "b": link.b, "b_port": link.b_port}

@@ -51,7 +51,14 @@ def controller_topology(topo: FabricTopo, grpc: Mapping[str, str], *, device_ids
             continue
         host, switch, port = (b, a, a_port) if a_is_switch else (a, b, b_port)
         hinfo = topo.nodeInfo(host)
-        out.add_host(host, switch, port, mac=str(hinfo.get("mac", "")), ip=str(hinfo.get("ip", "")).split("/")[0])
+        # facts of the emulated host's NIC that Mininet fixes: its interface name and, when shaped, its rate
+        host_port = b_port if a_is_switch else a_port
+        facts: dict[str, Any] = {"netdev": f"{host}-eth{host_port}"}
+        rate = link.get("bw", bandwidth_mbps)
+        if rate:
+            facts["speed_mbps"] = max(1, round(float(rate)))
+        out.add_host(host, switch, port, mac=str(hinfo.get("mac", "")), ip=str(hinfo.get("ip", "")).split("/")[0],
+                     nccl=facts)
     out.validate()
     return out
 

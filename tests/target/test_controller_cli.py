@@ -118,7 +118,7 @@ def test_job_lifecycle_through_the_cli(lab: Lab, capsys: pytest.CaptureFixture[s
     doc = ET.fromstring(out.split("\n", 1)[1])
     assert doc.find("ring").text == "h1 h2 h3"  # type: ignore[union-attr]
     assert [n.get("host") for n in doc.findall("node")] == ["h1", "h2", "h3"]
-    assert doc.find("node/system/cpu/pci/nic/net") is not None
+    assert doc.find("node/system/cpu/nic/net") is not None
 
     rc, out, _ = ctl(lab, capsys, "counters", "--prometheus")
     assert rc == 0 and 'p4ina_agg_packets_total{job="1",switch="leaf1"} 0' in out
