@@ -3,12 +3,18 @@ stream with the highest election id is the primary (told OK), the others are bac
 answer carries the primary's election id. A second stream with an election id already in use is ended with
 INVALID_ARGUMENT, a 17th stream with RESOURCE_EXHAUSTED, a device id change on a stream with FAILED_PRECONDITION.
 When the primary changes (outbid, or gone), every stream of the role is told. As in PI, 0 (or no election id) is
-an election id like any other, and while no stream exists a request without an election id may write."""
+an election id like any other, and while no stream exists a request without an election id may write.
+
+A stream ends when its client half-closes or goes away, and its election id is free again at once. Clients such as
+p4lang/tutorials' p4runtime_lib half-close the old stream and open a new one with the same election id right away;
+PI reads the half-close first in practice, while this server's threads may see the new arbitration first. So a
+duplicate election id waits up to `DUPLICATE_GRACE_S` for the holder to go before it is refused."""
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from dataclasses import dataclass, field
 
 from google.rpc import code_pb2, status_pb2
@@ -18,6 +24,7 @@ from p4switch.server.errors import RpcError
 
 CLOSE = object()  # outbox sentinel: end the stream normally
 MAX_STREAMS = 16  # PI's DeviceState::max_connections
+DUPLICATE_GRACE_S = 1.0  # how long a duplicate election id waits for a closing holder (see the module docstring)
 
 
 def election_value(uint128: p4runtime_pb2.Uint128) -> int:
@@ -45,9 +52,11 @@ class Stream:
 
 
 class Arbitrator:
-    def __init__(self, device_id: int) -> None:
+    def __init__(self, device_id: int, duplicate_grace_s: float = DUPLICATE_GRACE_S) -> None:
         self.device_id = device_id
+        self.duplicate_grace_s = duplicate_grace_s
         self._lock = threading.Lock()
+        self._removed = threading.Condition(self._lock)  # notified whenever a stream leaves
         self._streams: list[Stream] = []
 
     def primary(self, role: str = "") -> Stream | None:
@@ -79,8 +88,15 @@ class Arbitrator:
                 return
             if not known and len(self._streams) >= MAX_STREAMS:
                 raise RpcError(code_pb2.RESOURCE_EXHAUSTED, "Too many connections")
-            if any(s is not stream and s.role == role and s.election_id == election_id for s in self._streams):
-                raise RpcError(code_pb2.INVALID_ARGUMENT, f"election id {election_id} already exists")
+            deadline = time.monotonic() + self.duplicate_grace_s
+            while any(s is not stream and s.role == role and s.election_id == election_id for s in self._streams):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise RpcError(code_pb2.INVALID_ARGUMENT, f"election id {election_id} already exists")
+                self._removed.wait(remaining)
+            known = stream in self._streams  # the wait released the lock
+            if not known and len(self._streams) >= MAX_STREAMS:
+                raise RpcError(code_pb2.RESOURCE_EXHAUSTED, "Too many connections")
             old_primaries = {r: self._primary(r) for r in {role, stream.role}}
             stream.device_id, stream.role, stream.election_id = update.device_id, role, election_id
             if not known:
@@ -98,6 +114,7 @@ class Arbitrator:
                 return
             was_primary = self._primary(stream.role) is stream
             self._streams.remove(stream)
+            self._removed.notify_all()
             if was_primary:
                 self._notify_role(stream.role, self._primary(stream.role))
 
