@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from controller.client import SwitchClient, update
@@ -19,7 +20,7 @@ from controller.forwarding import FabricProgrammer
 from controller.jobs import JobManager, diff_updates, from_text
 from controller.p4info import P4InfoHelper, load_p4info
 from controller.program import P4inaProgram
-from controller.state import ControllerState, StateStore
+from controller.state import UPLINK_MODES, ControllerState, StateStore
 from controller.topology import Topology
 
 
@@ -29,7 +30,8 @@ class Session:
         self.state = state
         self.events = events
         self.timeout = timeout
-        self.program = program
+        # the uplink mode is fabric state (set by `pipeline push --uplinks`): every later reroute keeps it
+        self.program = replace(program, spray=state.uplinks == "spray")
         self._fabric = fabric
         self._topo: Topology | None = fabric.topo if fabric is not None else None
         self._helper: P4InfoHelper | None = None
@@ -74,6 +76,14 @@ class Session:
             self._fabric.close()
 
     # -- fabric programming -----------------------------------------------------------------------------------
+    def set_uplinks(self, mode: str) -> None:
+        """Choose per-flow ECMP or per-packet spraying over equal-cost uplinks for the routes installed from now on
+        (a push, a reroute); persisted with the state."""
+        if mode not in UPLINK_MODES:
+            raise ControllerError(f"uplink mode {mode!r}: use one of {', '.join(UPLINK_MODES)}")
+        self.state.uplinks = mode
+        self.program = replace(self.program, spray=mode == "spray")
+
     def push_pipeline(self, p4info_path: str, config_path: str, switches: Iterable[str] | None = None,
                       forwarding: bool = True) -> FanOut[None]:
         try:

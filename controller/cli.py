@@ -25,7 +25,7 @@ from controller.app import ControllerApp, Session
 from controller.exceptions import ControllerError
 from controller.failures import Watcher, link_change
 from controller.ranks import nccl_system_xml, nccl_topology_xml, uplink_crossings
-from controller.state import JobRecord
+from controller.state import UPLINK_MODES, JobRecord
 from controller.telemetry import collect, job_totals, metrics_server, to_prometheus
 from controller.trees import compute_tree, link_load
 
@@ -63,6 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--config", required=True, metavar="FILE", help="device config (embedded JSON or BMv2 JSON)")
     p.add_argument("--switch", action="append", metavar="NAME", help="only these switches (repeatable)")
     p.add_argument("--no-forwarding", action="store_true", help="do not install forwarding entries")
+    p.add_argument("--uplinks", choices=UPLINK_MODES, help="equal-cost uplinks: ecmp hashes each flow to one, spray "
+                                                           "sends each packet on a random one (kept for reroutes)")
 
     job = group("job", "create, delete, list, show jobs")
     p = cmd(job, "create", _job_create, "compute a reduction tree and install the job on its switches")
@@ -182,6 +184,8 @@ def _topology_show(args: argparse.Namespace, app: ControllerApp) -> Any:
 
 def _pipeline_push(args: argparse.Namespace, app: ControllerApp) -> Any:
     with _session(args, app) as s:
+        if args.uplinks is not None:
+            s.set_uplinks(args.uplinks)
         out = s.push_pipeline(args.p4info, args.config, args.switch, forwarding=not args.no_forwarding)
         pushed = sorted(out.results)
         errors = {sw: str(e) for sw, e in out.errors.items()}

@@ -51,6 +51,7 @@ class JobRecord:
     created: float = 0.0
     rebuilt: int = 0
     uncleared: list[str] = field(default_factory=list)  # switches whose granted slots could not be cleared (BMv2)
+    values: int = 64  # values per packet: the N of the pipeline the job was created on (its workers pack as many)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k not in ("tree", "grants")}
@@ -66,6 +67,9 @@ class JobRecord:
         return cls(**d)
 
 
+UPLINK_MODES = ("ecmp", "spray")
+
+
 @dataclass
 class ControllerState:
     topology: str | None = None
@@ -75,6 +79,7 @@ class ControllerState:
     down_links: list[list[str]] = field(default_factory=list)
     jobs: dict[int, JobRecord] = field(default_factory=dict)
     pipeline_pushed: list[str] = field(default_factory=list)
+    uplinks: str = "ecmp"  # how routes use equal-cost uplinks: "ecmp" (hash per flow) or "spray" (per packet)
 
     def next_job_id(self) -> int:
         return max(self.jobs, default=0) + 1

@@ -86,6 +86,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tls", action="store_true",
                         help="P4Runtime over mutual TLS: a throwaway CA and certificates in DIR/pki, the controller "
                              "connects with its certificate (topology file's tls section)")
+    parser.add_argument("--uplinks", choices=("ecmp", "spray"), default="ecmp",
+                        help="equal-cost uplinks for ordinary traffic (ring, gloo): ecmp hashes each flow onto one, "
+                             "spray sends each packet on a random one (aggregation follows its tree either way)")
     parser.add_argument("--priority-queues", type=int, default=1, metavar="N",
                         help="egress queues per switch port (1..8); with more than one the controller maps DSCP "
                              "to priorities (gradients above bulk traffic)")
@@ -158,7 +161,7 @@ def run_options(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], 
                       seed=args.seed, bw=args.bw, faults=plan, program=args.program or DEFAULT_PROGRAM,
                       pcap=args.pcap, verbose=args.verbose, cli=cli, step_timeout=args.step_timeout,
                       retx_timeout=args.retx_timeout, retx_min=args.retx_min, show_progress=True, tls=args.tls,
-                      priority_queues=args.priority_queues)
+                      priority_queues=args.priority_queues, uplinks=args.uplinks)
 
 
 def clean(*, force: bool, as_json: bool) -> int:

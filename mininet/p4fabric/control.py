@@ -78,10 +78,11 @@ class FabricController:
             raise RunError(f"controller: p4ina ctl {' '.join(args[:2])} printed no JSON") from None
         return data if isinstance(data, dict) else {"value": data}
 
-    def push_pipeline(self) -> None:
-        """Pipeline and forwarding to every switch (the controller installs routes right after the pipeline)."""
+    def push_pipeline(self, *, uplinks: str = "ecmp") -> None:
+        """Pipeline and forwarding to every switch (the controller installs routes right after the pipeline), with
+        per-flow ECMP or per-packet spraying over equal-cost uplinks."""
         out = self.ctl("pipeline", "push", "--topology", str(self.topology_file), "--p4info", str(self.p4info),
-                       "--config", str(self.device_config))
+                       "--config", str(self.device_config), "--uplinks", uplinks)
         if out.get("errors"):
             switch, error = sorted(out["errors"].items())[0]
             raise RunError(f"controller could not push the pipeline to {switch}: {error}")

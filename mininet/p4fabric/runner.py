@@ -72,6 +72,8 @@ class RunOptions:
     compiled: CompiledProgram | None = None
     #: Draw steps.png and links.png (a benchmark that plots its own summary skips them: about 1 s per run).
     plots: bool = True
+    #: Equal-cost uplinks: "ecmp" hashes each flow onto one, "spray" sends each packet on a random one.
+    uplinks: str = "ecmp"
 
     def __post_init__(self) -> None:
         if not self.fmts:
@@ -227,7 +229,7 @@ class Runner:
                                     pid_file=run.pid_file("controller-watch"))
         self.hooks.add(self.ctl.close)
         self.log("controller: pushing the pipeline and forwarding (p4ina ctl)")
-        self.ctl.push_pipeline()
+        self.ctl.push_pipeline(uplinks=self.opts.uplinks)
 
     def _new_job(self, workers: list[str], fmt: str, report: RunReport) -> JobInfo:
         """A job whose result format is `fmt`, on the first job's tree root (the same tree for every format).

@@ -86,3 +86,20 @@ def test_spine_killed_mid_job_completes_after_rebuild(tmp_path: Path) -> None:
     assert "switch_lost" in kinds and "job_rebuilt" in kinds
     assert report["exact"] is True, report["errors"] or report["_stderr"][-2000:]
     assert _mode(report, "in-network")["steps"] == 3
+
+
+def test_spraying_puts_ring_traffic_on_both_spines(tmp_path: Path) -> None:
+    """`--uplinks spray` end to end: the controller installs route_spray (per packet, a random spine; its P4 behaviour
+    is tested in tests/target/test_aggregation_forwarding.py, the entries in test_controller_cli.py), both spines
+    carry ring traffic, and TCP's reordering of sprayed segments leaves the all-reduce exact. (Link counters here
+    add both directions, so they cannot tell one sprayed flow from two flows pinned to different spines.)"""
+    report = p4ina_run(tmp_path, "--topo", "leafspine,2,2,1", "--size", "262144", "--count", "2",
+                       "--mode", "ring", "--uplinks", "spray")
+    assert report["exact"] is True, report["errors"] or report["_stderr"][-2000:]
+    log = (tmp_path / "out" / "controller" / "commands.log").read_text()
+    assert "--uplinks spray" in log
+    # two workers (h1 on leaf1, h2 on leaf2): the ring is two TCP flows, h1->h2 and h2->h1
+    per_spine = {s: report["link_bytes"][f"leaf1-{s}"]["ring"] for s in ("spine1", "spine2")}
+    total = sum(per_spine.values())
+    assert total > 2 * 262144, per_spine
+    assert all(b > 0.25 * total for b in per_spine.values()), per_spine

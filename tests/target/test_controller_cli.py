@@ -23,6 +23,7 @@ from controller import cli
 from controller.app import ControllerApp
 from controller.fabric import Fabric
 from controller.failures import Watcher
+from controller.program import IPV4_LPM
 from controller.telemetry import collect, metrics_server, to_prometheus
 from controller.topologies import leaf_spine
 from controller.topology import Topology
@@ -208,3 +209,34 @@ def test_metrics_endpoint_serves_prometheus_text(lab: Lab, capsys: pytest.Captur
         thread.join()
     assert "# TYPE p4ina_agg_packets_total counter" in body
     assert 'p4ina_switch_up{switch="spine2"} 1' in body
+
+
+def _route_actions(lab: Lab, switch: str) -> set[str]:
+    fab = Fabric(lab.topo, timeout=20)
+    try:
+        c = fab.connected(switch)
+        helper = c.p4
+        return {helper.actions.by(e.action.action.action_id).preamble.name
+                for e in c.read_table(IPV4_LPM)}
+    finally:
+        fab.close()
+
+
+def test_uplinks_spray_is_chosen_at_push_and_kept_by_reroutes(lab: Lab, capsys: pytest.CaptureFixture[str]) -> None:
+    """`pipeline push --uplinks spray` routes over the leaves' two equal-cost uplinks with route_spray (per packet)
+    instead of route_ecmp (per flow), and a later reroute (a link declared down, then up) keeps the mode."""
+    rc, _, err = ctl(lab, capsys, "pipeline", "push", "--p4info", str(lab.dir / "p4info.txt"), "--config",
+                     str(lab.dir / "config.json"), "--topology", str(lab.dir / "topo.yaml"), "--uplinks", "spray")
+    assert rc == 0, err
+    assert json.loads(lab.state.read_text())["uplinks"] == "spray"
+    assert "P4inaIngress.forwarding.route_spray" in _route_actions(lab, "leaf1")
+    assert "P4inaIngress.forwarding.route_ecmp" not in _route_actions(lab, "leaf1")
+    for state in ("down", "up"):
+        rc, _, err = ctl(lab, capsys, "link", state, "leaf2", "spine2")
+        assert rc == 0, err
+    assert "P4inaIngress.forwarding.route_spray" in _route_actions(lab, "leaf1")
+    rc, _, err = ctl(lab, capsys, "pipeline", "push", "--p4info", str(lab.dir / "p4info.txt"), "--config",
+                     str(lab.dir / "config.json"), "--uplinks", "ecmp")
+    assert rc == 0, err
+    assert "P4inaIngress.forwarding.route_ecmp" in _route_actions(lab, "leaf1")
+    assert "P4inaIngress.forwarding.route_spray" not in _route_actions(lab, "leaf1")
