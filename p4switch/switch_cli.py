@@ -3,7 +3,11 @@
     p4ina switch prog.json -i 0@p0 -i 1@p1 --use-files 0            # pcap files p0_in.pcap -> p0_out.pcap, then exit
     p4ina switch prog.json -i 1@veth1 -i 2@veth2 --grpc-server-addr 127.0.0.1:9559 --cpu-port 255
     p4ina switch --no-p4 -i 1@veth1 --grpc-server-addr 0.0.0.0:9559  # wait for a pipeline over P4Runtime
+    p4ina-simple-switch-grpc -i 1@s1-eth1 --device-id 0 build/prog.json --log-console -- --cpu-port 255
 
+`p4ina-simple-switch-grpc` is the same command under a name the P4 tutorials' scripts accept as BMV2_SWITCH_EXE:
+it serves P4Runtime on 0.0.0.0:9559 unless told otherwise, as simple_switch_grpc does. BMv2 options with no
+meaning here (`--thrift-port`, `--nanolog`, `--debugger`, ...) are accepted with a warning.
 Errors are one line on stderr and exit status 1 (2 for bad flags); SIGTERM/SIGINT stop a live switch cleanly.
 """
 
@@ -15,6 +19,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -28,6 +33,22 @@ DEFAULT_PACKET_IN_RATE = 10000.0
 DEFAULT_PACKET_IN_BURST = 1000
 DEFAULT_DIGEST_RATE = 1000.0
 DEFAULT_DIGEST_BURST = 100
+
+SIMPLE_SWITCH_GRPC_ALIAS = "p4ina-simple-switch-grpc"
+SIMPLE_SWITCH_GRPC_ADDRESS = "0.0.0.0:9559"  # simple_switch_grpc's default --grpc-server-addr
+# BMv2's -L/--log-level values -> Python logging levels ("trace" has no own level here: per-packet debug it is)
+LOG_LEVELS = {"trace": logging.DEBUG, "debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING,
+              "warning": logging.WARNING, "error": logging.ERROR, "off": logging.CRITICAL + 10}
+# BMv2 options that configure something this switch does not have: accepted, warned about, otherwise ignored.
+IGNORED_OPTIONS = {
+    "thrift_port": "--thrift-port: no Thrift server here; use P4Runtime (--grpc-server-addr) or the p4ina.Admin service",
+    "nanolog": "--nanolog: no nanomsg event log here; use --log-console or --log-file",
+    "debugger": "--debugger: no BMv2 debugger here",
+    "debugger_addr": "--debugger-addr: no BMv2 debugger here",
+    "notifications_addr": "--notifications-addr: no nanomsg notifications here; digests go over P4Runtime",
+    "dump_packet_data": "--dump-packet-data: not implemented; --log-console -L debug logs every packet's path",
+    "enable_swap": "--enable-swap: a pipeline swap is always enabled (SetForwardingPipelineConfig)",
+}
 
 
 def _rate(text: str) -> float | None:
@@ -54,18 +75,43 @@ def _link_bps(text: str) -> float:
     return value
 
 
+class SwitchArgumentParser(argparse.ArgumentParser):
+    """Splits the command line at the first `--` before parsing, as BMv2's parser does: what follows are target
+    options (`args.target_options`). Plain argparse binds DEVICE_CONFIG and the options after `--` in one go, so
+    `... prog.json --log-console -- --grpc-server-addr X` (the P4 tutorials' order) would be refused."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        argv = list(sys.argv[1:] if args is None else args)
+        tail: list[str] = []
+        if "--" in argv:
+            cut = argv.index("--")
+            argv, tail = argv[:cut], argv[cut + 1:]
+        parsed, extras = super().parse_known_args(argv, namespace)
+        parsed.target_options = tail
+        return parsed, extras
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "switch",
-        help="run the embedded v1model switch (pcap files or Linux interfaces, P4Runtime server)",
-        description="Run the embedded v1model switch. Flags follow BMv2's simple_switch / simple_switch_grpc.",
-    )
+    parser_class = subparsers._parser_class
+    subparsers._parser_class = SwitchArgumentParser  # the `switch` subcommand parses `--` as BMv2 does
+    try:
+        p = subparsers.add_parser(
+            "switch",
+            help="run the embedded v1model switch (pcap files or Linux interfaces, P4Runtime server)",
+            description="Run the embedded v1model switch. Flags follow BMv2's simple_switch / simple_switch_grpc; "
+            "target options (--grpc-server-addr, --cpu-port, --priority-queues, --device-id, the TLS flags) may "
+            "also follow `--`.",
+        )
+    finally:
+        subparsers._parser_class = parser_class
+    add_arguments(p)
+    p.set_defaults(handler=main)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of `p4ina switch`, shared with the `p4ina-simple-switch-grpc` console script."""
     p.add_argument("device_config", nargs="?", metavar="DEVICE_CONFIG", help="compiler output (<name>.json)")
-    p.add_argument(
-        "target_options", nargs="*", metavar="-- TARGET_OPTIONS",
-        help="BMv2-style target options after `--`: --grpc-server-addr, --cpu-port, --priority-queues, "
-        "--grpc-server-ssl, --grpc-server-cert, --grpc-server-key, --grpc-server-cacert, --grpc-server-with-client-auth",
-    )
     p.add_argument("--grpc-server-ssl", action="store_true", help="serve P4Runtime over TLS")
     p.add_argument("--grpc-server-cert", metavar="PEM", help="server certificate (with --grpc-server-ssl)")
     p.add_argument("--grpc-server-key", metavar="PEM", help="server private key (with --grpc-server-ssl)")
@@ -102,7 +148,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="rate-limit an egress queue at start (BMv2 does this with set_queue_rate over Thrift)",
     )
     p.add_argument("--log-console", action="store_true", help="log to stderr (per-packet events at debug level)")
-    p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    p.add_argument("-L", "--log-level", default="info", choices=tuple(LOG_LEVELS),
+                   help="log level (BMv2's names: trace, debug, info, warn, error, off; default info)")
+    p.add_argument("--log-file", metavar="FILE", default=None,
+                   help="log to FILE.txt (BMv2 appends .txt); exclusive with --log-console")
+    p.add_argument("--log-flush", action="store_true", help="accepted: every log line is flushed anyway")
     p.add_argument("--pcap", nargs="?", const=".", default=None, metavar="DIR", help="capture every port to DIR")
     p.add_argument("--entries", metavar="FILE", help="P4Runtime WriteRequest (text format) to install first")
     p.add_argument("--p4info", metavar="FILE", help="P4Info (default: <name>.p4info.txtpb next to the config)")
@@ -111,13 +161,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--impair", action="append", default=[], metavar="PORT[:DIR]:K=V,...",
         help="impair a port, e.g. 1:out:loss=0.1,dup=0.01,reorder=0.05,corrupt=0.001,delay_ms=2,jitter_ms=1,seed=7",
     )
-    p.set_defaults(handler=main)
+    bmv2 = p.add_argument_group("BMv2 options accepted for compatibility and ignored (with a warning)")
+    bmv2.add_argument("--thrift-port", type=int, default=None, metavar="N")
+    bmv2.add_argument("--nanolog", default=None, metavar="ADDR")
+    bmv2.add_argument("--debugger", action="store_true", default=None)
+    bmv2.add_argument("--debugger-addr", default=None, metavar="ADDR")
+    bmv2.add_argument("--notifications-addr", default=None, metavar="ADDR")
+    bmv2.add_argument("--dump-packet-data", type=int, default=None, metavar="N")
+    bmv2.add_argument("--max-port-count", type=int, default=None, metavar="N", help="accepted silently")
 
 
 def main(args: argparse.Namespace) -> int:
-    _configure_logging(args)
     try:
+        _configure_logging(args)
         _merge_target_options(args)
+        _warn_ignored(args)
+        default_address = getattr(args, "default_grpc_server_addr", None)
+        if default_address and not args.grpc_server_addr and args.use_files is None:
+            args.grpc_server_addr = default_address
         if args.use_files is not None:
             return _run_files(args)
         return _run_live(args)
@@ -137,6 +198,8 @@ def _merge_target_options(args: argparse.Namespace) -> None:
         return
     target = argparse.ArgumentParser(prog="p4ina switch --", add_help=False, exit_on_error=False)
     target.add_argument("--grpc-server-addr")
+    target.add_argument("--drop-port", type=int)
+    target.add_argument("--enable-swap", action="store_true", default=None)
     target.add_argument("--cpu-port", type=int)
     target.add_argument("--priority-queues", type=int)
     target.add_argument("--device-id", type=int)
@@ -151,6 +214,8 @@ def _merge_target_options(args: argparse.Namespace) -> None:
         raise SwitchStartError(f"bad target option: {exc}") from None
     if unknown:
         raise SwitchStartError(f"unknown target option(s): {' '.join(unknown)}")
+    if opts.drop_port is not None and opts.drop_port != 511:
+        raise SwitchStartError(f"--drop-port {opts.drop_port}: this switch drops on port 511 only (v1model's default)")
     for name, value in vars(opts).items():
         if value not in (None, False):
             setattr(args, name, value)
@@ -178,10 +243,30 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
+def _warn_ignored(args: argparse.Namespace) -> None:
+    for name, message in IGNORED_OPTIONS.items():
+        if getattr(args, name, None) not in (None, False):
+            log.warning("%s (ignored)", message)
+
+
 def _configure_logging(args: argparse.Namespace) -> None:
-    level = logging.DEBUG if args.log_console and args.log_level == "debug" else getattr(logging, args.log_level.upper())
-    if args.log_console:
-        logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    """`--log-console`: stderr at `-L` (default info); `--log-file F`: F.txt at `-L`, as BMv2 names it;
+    neither: warnings and errors to stderr."""
+    level = LOG_LEVELS[args.log_level]
+    detailed = "%(asctime)s %(name)s %(levelname)s %(message)s"
+    log_file = getattr(args, "log_file", None)
+    if log_file and args.log_console:
+        raise SwitchStartError("--log-console and --log-file are exclusive")
+    if log_file:
+        path = Path(log_file + ".txt")
+        try:
+            handler: logging.Handler = logging.FileHandler(path, mode="w")
+        except OSError as exc:
+            raise SwitchStartError(f"cannot open log file {path}: {exc.strerror}") from None
+        handler.setFormatter(logging.Formatter(detailed))
+        logging.basicConfig(level=level, handlers=[handler])
+    elif args.log_console:
+        logging.basicConfig(level=level, stream=sys.stderr, format=detailed)
     else:
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="p4ina switch: %(levelname)s: %(message)s")
 
@@ -189,8 +274,15 @@ def _configure_logging(args: argparse.Namespace) -> None:
 # --------------------------------------------------------------------------------------------------- config
 
 
+def find_p4info(config_path: Path) -> Path | None:
+    """The first P4Info next to DEVICE_CONFIG that a p4ina or p4c-style build leaves (`p4info_candidates`)."""
+    from p4switch.p4info_files import p4info_candidates
+
+    return next((c for c in p4info_candidates(config_path) if c.is_file()), None)
+
+
 def _load_program(args: argparse.Namespace) -> tuple[Any, bytes] | None:
-    from p4switch.switch.pipeline import default_p4info_path, load_p4info
+    from p4switch.p4info_files import read_p4info
 
     if args.no_p4:
         if args.device_config:
@@ -203,10 +295,11 @@ def _load_program(args: argparse.Namespace) -> tuple[Any, bytes] | None:
         device_config = config_path.read_bytes()
     except OSError as exc:
         raise DeviceConfigError(f"cannot read device config {config_path}: {exc.strerror}") from None
-    p4info_path = Path(args.p4info) if args.p4info else default_p4info_path(config_path)
-    if not p4info_path.exists():
-        raise DeviceConfigError(f"no P4Info at {p4info_path} (give --p4info FILE)")
-    return load_p4info(p4info_path), device_config
+    p4info_path = Path(args.p4info) if args.p4info else find_p4info(config_path)
+    if p4info_path is None or not p4info_path.exists():
+        where = p4info_path or config_path.with_name(config_path.stem + ".p4info.txtpb")
+        raise DeviceConfigError(f"no P4Info at {where} (give --p4info FILE)")
+    return read_p4info(p4info_path), device_config
 
 
 def _interfaces(args: argparse.Namespace) -> dict[int, str]:
@@ -447,3 +540,21 @@ def _start_server(switch: Any, address: str, device_id: int, tls: Any = None,
     except (OSError, RuntimeError) as exc:
         raise SwitchStartError(f"cannot serve P4Runtime on {address}: {exc} (port busy?)") from None
     return server
+
+
+def main_simple_switch_grpc(argv: Sequence[str] | None = None) -> int:
+    """Console script `p4ina-simple-switch-grpc`: `p4ina switch` with simple_switch_grpc's defaults (P4Runtime on
+    0.0.0.0:9559 unless `--grpc-server-addr` says otherwise), for scripts that name the switch binary."""
+    parser = SwitchArgumentParser(prog=SIMPLE_SWITCH_GRPC_ALIAS, description="simple_switch_grpc's command line, "
+                                  "running the embedded p4ina switch (`p4ina switch`).")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    args.default_grpc_server_addr = SIMPLE_SWITCH_GRPC_ADDRESS
+    try:
+        return main(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main_simple_switch_grpc())
