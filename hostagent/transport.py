@@ -5,10 +5,18 @@ payload (aggregation header onward) of frames addressed to the aggregation port.
 whether packets go through the kernel (`UdpTransport`, real hosts), straight onto a link (`PacketSocketTransport`,
 AF_PACKET in a Mininet namespace, no ARP needed) or into an embedded switch in the same process
 (`SwitchPortTransport`, for tests and single-machine runs).
+
+Batching (issue 17): the kernel transports move bursts, not packets. `send_later` queues a frame; the queue leaves
+with one `sendmmsg` when the worker next calls `recv` with nothing already received (so before it could block),
+when it holds 64 frames, or on `flush`. `recv` drains everything waiting in one `recvmmsg` (UDP) or from an mmap
+ring (AF_PACKET) and hands the payloads out one by one. The wire protocol and the worker's window are unchanged;
+`batched=False` restores one system call per packet (the comparison in `bench/hostagent_io.py`).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import queue
 import select
 import socket
@@ -16,6 +24,7 @@ import struct
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
@@ -23,6 +32,9 @@ import numpy as np
 import numpy.typing as npt
 
 from hostagent.exceptions import NoRouteError
+from pktio import mmsg
+from pktio.mmsg import MmsgReceiver, MmsgSender
+from pktio.ring import RxRing
 
 ETH_LEN, IPV4_LEN, UDP_LEN = 14, 20, 8
 #: Offset of the UDP payload in an untagged Ethernet/IPv4 (no options)/UDP frame.
@@ -51,7 +63,16 @@ class Transport(ABC):
     """Sends whole frames, receives UDP payloads addressed to the aggregation port."""
 
     @abstractmethod
-    def send(self, frame: Frame) -> None: ...
+    def send(self, frame: Frame) -> None:
+        """Put one frame on the wire now."""
+
+    def send_later(self, frame: Frame) -> None:
+        """Queue a frame for the next burst: it leaves at the latest when `recv` would wait, or on `flush`.
+        Transports without bursts send at once."""
+        self.send(frame)
+
+    def flush(self) -> None:  # noqa: B027 - nothing is ever queued by transports without bursts
+        """Send what `send_later` queued."""
 
     @abstractmethod
     def recv(self, timeout: float) -> bytes | None:
@@ -71,7 +92,8 @@ class UdpTransport(Transport):
     """Through the kernel's UDP stack: DATA goes to `switch_addr`:`agg_port` from `local_port`, where RESULTs
     come back (the worker's `Endpoints.udp_port`)."""
 
-    def __init__(self, switch_addr: str, *, local_port: int, bind_addr: str = "0.0.0.0", agg_port: int = 0xBEE0) -> None:
+    def __init__(self, switch_addr: str, *, local_port: int, bind_addr: str = "0.0.0.0", agg_port: int = 0xBEE0,
+                 batched: bool = True) -> None:
         self.dest = (switch_addr, agg_port)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
@@ -81,6 +103,10 @@ class UdpTransport(Transport):
         except OSError as exc:
             self.sock.close()
             raise NoRouteError(f"no route to the switch at {switch_addr}:{agg_port}: {exc.strerror}") from None
+        batched = batched and mmsg.available()
+        self._tx = MmsgSender(self.sock, slots=64, slot_size=16384) if batched else None
+        self._rx = MmsgReceiver(self.sock, slots=64, slot_size=65536) if batched else None
+        self._inbox: deque[bytes] = deque()
 
     def send(self, frame: Frame) -> None:
         try:
@@ -90,14 +116,35 @@ class UdpTransport(Transport):
         except OSError as exc:
             raise NoRouteError(f"cannot send to the switch at {self.dest[0]}:{self.dest[1]}: {exc.strerror}") from None
 
+    def send_later(self, frame: Frame) -> None:
+        if self._tx is None:
+            self.send(frame)
+        else:
+            self._tx.add(frame_view(frame)[L4_PAYLOAD:])
+
+    def flush(self) -> None:
+        """As `send`: a refused datagram (an ICMP error for an earlier one) is a loss the window's timers
+        recover from; any other error means there is no route."""
+        if self._tx is not None:
+            self._tx.flush()
+            err = self._tx.last_errno
+            if err and err != errno.ECONNREFUSED:
+                raise NoRouteError(f"cannot send to the switch at {self.dest[0]}:{self.dest[1]}: {os.strerror(err)}")
+
     def recv(self, timeout: float) -> bytes | None:
+        if self._inbox:
+            return self._inbox.popleft()
+        self.flush()
         ready, _, _ = select.select([self.sock], [], [], max(timeout, 0.0))
         if not ready:
             return None
-        try:
-            return self.sock.recv(65535)
-        except ConnectionRefusedError:
-            return None
+        if self._rx is None:
+            try:
+                return self.sock.recv(65535)
+            except ConnectionRefusedError:
+                return None
+        self._inbox.extend(self._rx.recv_batch())
+        return self._inbox.popleft() if self._inbox else None
 
     def close(self) -> None:
         self.sock.close()
@@ -107,7 +154,7 @@ class PacketSocketTransport(Transport):
     """Raw frames on a Linux interface (AF_PACKET): the template's MAC/IP headers go out exactly as built; frames
     to UDP port `udp_port` (the worker's `Endpoints.udp_port`) come back. Needs CAP_NET_RAW."""
 
-    def __init__(self, interface: str, udp_port: int) -> None:
+    def __init__(self, interface: str, udp_port: int, *, batched: bool = True) -> None:
         self.port = udp_port
         try:
             self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(_ETH_P_ALL))
@@ -115,11 +162,49 @@ class PacketSocketTransport(Transport):
         except OSError as exc:
             raise NoRouteError(f"cannot open interface {interface!r}: {exc.strerror}") from None
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        self._ring: RxRing | None = None
+        self._tx: MmsgSender | None = None
+        if batched and mmsg.available():
+            try:
+                self._ring = RxRing(self.sock, frames=258)
+            except OSError:
+                self._ring = None  # no ring (locked memory, old kernel): one recvfrom per frame, as before
+            self._tx = MmsgSender(self.sock, slots=64, slot_size=16384)
+        self._inbox: deque[bytes] = deque()
 
     def send(self, frame: Frame) -> None:
         self.sock.send(frame_view(frame))
 
+    def send_later(self, frame: Frame) -> None:
+        if self._tx is None:
+            self.send(frame)
+        else:
+            self._tx.add(frame_view(frame))
+
+    def flush(self) -> None:
+        if self._tx is not None:
+            self._tx.flush()
+
     def recv(self, timeout: float) -> bytes | None:
+        if self._inbox:
+            return self._inbox.popleft()
+        self.flush()
+        ring = self._ring
+        if ring is not None:
+            deadline = time.monotonic() + max(timeout, 0.0)
+            while True:
+                frames = ring.recv_batch(512)
+                if frames:
+                    port = self.port
+                    for frame in frames:
+                        payload = udp_payload(frame, port)
+                        if payload is not None:
+                            self._inbox.append(payload)
+                    if self._inbox:
+                        return self._inbox.popleft()
+                    continue
+                if not select.select([ring], [], [], max(deadline - time.monotonic(), 0.0))[0]:
+                    return None
         ready, _, _ = select.select([self.sock], [], [], max(timeout, 0.0))
         while ready:
             frame, addr = self.sock.recvfrom(65535)
@@ -131,6 +216,9 @@ class PacketSocketTransport(Transport):
         return None
 
     def close(self) -> None:
+        if self._ring is not None:
+            self._ring.close()
+            self._ring = None
         self.sock.close()
 
 

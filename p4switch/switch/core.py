@@ -2,9 +2,11 @@
 
 Threads: one pipeline worker and one delay-line thread for impaired frames. The worker serves the traffic manager
 first (any packet allowed to leave goes through egress), then the input buffer (resubmitted/recirculated packets
-before new ones, as BMv2's input buffer does), then reads the AF_PACKET ports without blocking; when there is
-nothing to do it sleeps in `select` on the port sockets and a wake-up pipe (for in-process injection, packet-out
-and admin changes), at most until the next rate-limited departure. BMv2 runs ingress and
+before new ones, as BMv2's input buffer does), in batches of up to `WORK_BATCH` pipeline passes under one hold
+of the work lock, after which each port's output leaves in one burst (`sendmmsg`). Between batches it drains the
+AF_PACKET ports (mmap rings, no system call per frame) into the input buffer; when there is nothing to do it
+sleeps in `select` on the port sockets and a wake-up pipe (for in-process injection, packet-out and admin
+changes), at most until the next rate-limited departure. BMv2 runs ingress and
 egress on separate threads; with Python's GIL one worker avoids a thread hand-off per packet and keeps the same
 queueing semantics (rates, depths, priorities, pauses). gRPC threads call `install_pipeline`, `inject_packet_out` and the admin operations at any time:
 a pipeline swap is one reference assignment (each packet keeps the pipeline it started with, and packets of a
@@ -30,7 +32,7 @@ from p4switch.exceptions import P4SwitchError
 from p4switch.runtime.context import DROP_PORT
 from p4switch.switch.impaired_links import ImpairedLinks
 from p4switch.switch.impairments import DIRECTIONS, ImpairmentConfig, ImpairmentError
-from p4switch.switch.pfc import parse_pfc, pause_seconds
+from p4switch.switch.pfc import MAC_CONTROL_ETHERTYPE, parse_pfc, pause_seconds
 from p4switch.switch.pipeline import Pipeline, build_pipeline
 from p4switch.switch.ports import AfPacketPort, PortCapture
 from p4switch.switch.tm import DEFAULT_QUEUE_DEPTH, TrafficManager
@@ -39,7 +41,8 @@ from p4switch.switch.v1model import IngressPacket, QueuedPacket, V1Model, log_pa
 log = logging.getLogger("p4switch.switch")
 
 INPUT_CAPACITY = 1024  # BMv2's input buffer capacity, per class (normal, resubmit/recirculate)
-PORT_BATCH = 64  # frames read from one port socket at a time
+WORK_BATCH = 64  # pipeline passes per hold of the work lock; ports' queued output is flushed after each batch
+_PFC_TYPE = MAC_CONTROL_ETHERTYPE.to_bytes(2, "big")
 
 OutputCallback = Callable[[int, bytes], None]
 
@@ -57,6 +60,7 @@ class Switch:
         seed: int | None = None,
         honor_pfc: bool = True,
         link_bps: float = 10e9,
+        port_io: str = "auto",
     ) -> None:
         if cpu_port is not None and not 0 <= cpu_port < 512:
             raise P4SwitchError(f"CPU port {cpu_port} out of range 0..511")
@@ -65,6 +69,7 @@ class Switch:
         self.seed = seed
         self.honor_pfc = honor_pfc
         self.link_bps = link_bps
+        self.port_io = port_io  # AF_PACKET port I/O: "auto" (ring, else per packet), "ring" or "socket"
         self.packet_in_sink: Callable[[bytes], None] | None = None
         self._start_ns = time.monotonic_ns()
         self._pipeline: Pipeline | None = None
@@ -90,6 +95,12 @@ class Switch:
         self._idle_waiters = 0
         self._outputs: tuple[OutputCallback, ...] = ()  # replaced, never mutated: iterated lock-free per packet
         self._ports: dict[int, AfPacketPort] = {}
+        self._port_list: tuple[AfPacketPort, ...] = ()
+        self._worker_ident: int | None = None
+        # the worker is in a batch (it holds the work lock, so it alone runs the pipeline): its port output is queued
+        # and sent in bursts, and the pipeline's in-flight changes are summed in `_batch_delta`, applied at the end
+        self._in_batch = False
+        self._batch_delta = 0
         self._capture: PortCapture | None = None
         self.links = ImpairedLinks(self._deliver, self._busy)
         self._threads: list[threading.Thread] = []
@@ -135,9 +146,16 @@ class Switch:
             raise P4SwitchError(f"port {port} is already attached to {self._ports[port].ifname}")
         if port == self.cpu_port:
             raise P4SwitchError(f"port {port} is the CPU port")
-        p = AfPacketPort(port, ifname)
+        p = AfPacketPort(port, ifname, self.port_io)
+        log.info("port %d on %s: %s", port, ifname, p.describe())
         self._ports[port] = p
+        self._port_list = tuple(self._ports.values())
         self._wake()
+
+    def port_io_summary(self) -> str:
+        """How the attached interfaces move packets, for the start-up line."""
+        kinds = sorted({p.describe() for p in self._port_list})
+        return "; ".join(kinds) if kinds else "no interfaces"
 
     def enable_capture(self, directory: str, names: dict[int, str] | None = None) -> None:
         """`--pcap DIR`: capture every port's traffic (names default to the interface names)."""
@@ -238,7 +256,8 @@ class Switch:
             pfc_frames_received=self.pfc_frames_received,
             queues=[asdict(q) for q in self.tm.stats()],
             ports={
-                port: {"interface": p.ifname, "rx": p.rx_frames, "tx": p.tx_frames, "tx_errors": p.tx_errors}
+                port: {"interface": p.ifname, "io": p.io, "rx": p.rx_frames, "tx": p.tx_frames,
+                       "tx_errors": p.tx_errors, **p.ring_stats()}
                 for port, p in sorted(self._ports.items())
             },
             impairments=self.impairment_stats(),
@@ -372,36 +391,99 @@ class Switch:
             self._ingress_one(pkt)
             return True, 0.0
 
+    def _run_batch(self, budget: int) -> tuple[int, float | None]:
+        """Up to `budget` units of pipeline work under one hold of the work lock (the worker's): `_run_one`'s order
+        (a packet allowed to leave first, then the next input), inlined. The frames the batch sends are queued per
+        port and leave in one burst per port at the end. Returns (units done, seconds until a queued packet may
+        leave or None)."""
+        done = 0
+        wake: float | None = None
+        tm, hi, lo, in_lock = self.tm, self._input_hi, self._input_lo, self._in_lock
+        with self._work_lock:
+            self._in_batch = True
+            self._batch_delta = 0
+            try:
+                while done < budget:
+                    if tm._size:  # len(tm) without a method call
+                        got, wake = tm.poll()
+                        if got is not None:
+                            self._egress_one(*got)
+                            done += 1
+                            continue
+                    else:
+                        wake = None
+                    with in_lock:
+                        if hi:
+                            pkt = hi.popleft()
+                        elif lo:
+                            pkt = lo.popleft()
+                        else:
+                            break
+                    self._ingress_one(pkt)
+                    done += 1
+            finally:
+                self._in_batch = False
+                for p in self._port_list:
+                    p.flush()
+                # applied last: until then the count is never below the truth (the batch's packets still count)
+                if self._batch_delta:
+                    self._busy(self._batch_delta)
+        return done, wake
+
     def _read_ports(self) -> bool:
+        """Move every frame waiting on the ports into the input buffer, as far as it has room (what does not fit
+        stays in the kernel's ring, which drops when full, like a NIC's). Ports share the room evenly."""
+        ports = self._port_list
+        room = INPUT_CAPACITY - len(self._input_lo)
+        if room <= 0 or not ports:
+            return False
+        share = max(room // len(ports), 1)
         got = False
-        for p in list(self._ports.values()):
-            frames = p.recv_batch(PORT_BATCH)
+        for p in ports:
+            frames = p.recv_batch(share)
             if frames:
                 got = True
-                for frame in frames:
-                    self._port_receive(p.port, frame)
+                self._receive_many(p.port, frames)
         return got
 
+    def _receive_many(self, port: int, frames: list[bytes]) -> None:
+        """`_port_receive` for a burst from one port: one lock and one in-flight update for the whole burst unless
+        a capture, an ingress impairment or a PFC frame needs per-frame handling."""
+        if self._capture is not None or (port, "in") in self.links.table or (
+            self.honor_pfc and any(f[12:14] == _PFC_TYPE for f in frames)
+        ):
+            for frame in frames:
+                self._port_receive(port, frame, wake=False)
+            return
+        ids = self._packet_ids
+        pkts = [IngressPacket(port, frame, next(ids)) for frame in frames]
+        with self._in_lock:
+            if self._stopped:
+                self.dropped_input_full += len(pkts)
+                return
+            room = INPUT_CAPACITY - len(self._input_lo)
+            if room < len(pkts):
+                self.dropped_input_full += len(pkts) - max(room, 0)
+                pkts = pkts[:max(room, 0)]
+            self._busy(len(pkts))
+            self._input_lo.extend(pkts)
+
     def _worker_loop(self) -> None:
-        busy_rounds = 0
+        self._worker_ident = threading.get_ident()
         while self._running:
-            did, wake = self._run_one()
-            if did:
-                busy_rounds += 1
-                # under a steady injected load keep reading the ports, but never faster than frames are processed
-                if busy_rounds >= 64 and self._ports and len(self._input_lo) < PORT_BATCH:
-                    busy_rounds = 0
-                    self._read_ports()
+            if self._port_list and len(self._input_lo) < WORK_BATCH:
+                self._read_ports()
+            done, wake = self._run_batch(WORK_BATCH)
+            if done:
                 continue
-            busy_rounds = 0
-            if self._ports and self._read_ports():
+            if self._port_list and self._read_ports():
                 continue
             self._sleeping = True
             try:
                 with self._in_lock:
                     if self._input_hi or self._input_lo or not self._running:
                         continue
-                fds = [p.fileno() for p in self._ports.values()]
+                fds = [p.fileno() for p in self._port_list]
                 readable, _, _ = select.select([*fds, self._wake_r], [], [], wake)
                 if self._wake_r in readable:
                     try:
@@ -424,17 +506,23 @@ class Switch:
             self.engine.counters.errors += 1
             log_packet_error("ingress", pkt.port, exc)
         finally:
-            self._busy(-1)
+            if self._in_batch:
+                self._batch_delta -= 1
+            else:
+                self._busy(-1)
 
     def _tm_enqueue(self, port: int, priority: int, item: QueuedPacket) -> bool:
         if port == DROP_PORT:
             return False
-        self._busy(1)
         if self.tm.enqueue(port, priority, item):
             # no wake-up needed: only the worker and wait_idle() run the pipeline, and wait_idle() kicks the
-            # worker if it leaves queued work behind
+            # worker if it leaves queued work behind. Counted after the fact: the packet being ingressed still
+            # counts until its own decrement, so the count never dips to zero in between
+            if self._in_batch:
+                self._batch_delta += 1
+            else:
+                self._busy(1)
             return True
-        self._busy(-1)
         return False
 
     def _egress_one(self, port: int, _prio: int, item: QueuedPacket, depth: int) -> None:
@@ -447,7 +535,10 @@ class Switch:
             self.engine.counters.errors += 1
             log_packet_error("egress", port, exc)
         finally:
-            self._busy(-1)
+            if self._in_batch:
+                self._batch_delta -= 1
+            else:
+                self._busy(-1)
 
     def _transmit(self, port: int, frame: bytes) -> None:
         imp = self.links.table.get((port, "out"))
@@ -472,7 +563,10 @@ class Switch:
         else:
             p = self._ports.get(port)
             if p is not None:
-                p.send(frame)
+                if self._in_batch and threading.get_ident() == self._worker_ident:
+                    p.queue(frame)  # leaves with the rest of the worker's batch
+                else:
+                    p.send(frame)
         for fn in self._outputs:
             try:
                 fn(port, frame)

@@ -6,13 +6,14 @@ pcap reading and writing use scapy's raw pcap classes (no dissection: frames sta
 from __future__ import annotations
 
 import errno
-import os
 import socket
 import struct
 import threading
 from pathlib import Path
 
 from p4switch.exceptions import SwitchStartError
+from pktio.mmsg import MmsgSender
+from pktio.ring import RxRing, ring_error
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -22,6 +23,8 @@ PACKET_OUTGOING = 4  # sll_pkttype of frames this host sent: the kernel's copy o
 LINKTYPE_ETHERNET = 1
 # Big enough for jumbo frames and for GRO-merged frames the kernel may hand to a packet socket.
 RECV_BUFFER = 65536 + 256
+TX_BATCH = 64  # frames per sendmmsg
+TX_SLOT = 16384  # a larger frame is sent on its own
 
 
 def parse_interface_spec(spec: str) -> tuple[int, str]:
@@ -124,18 +127,36 @@ class PortCapture:
 
 
 def interface_exists(name: str) -> bool:
-    return os.path.exists(f"/sys/class/net/{name}")
+    """Whether `name` exists in the calling thread's network namespace (sysfs shows the mount's, which differs
+    for a thread that entered another namespace with setns)."""
+    try:
+        socket.if_nametoindex(name)
+    except OSError:
+        return False
+    return True
+
+
+#: `port_io` choices: the mmap ring with sendmmsg, falling back to per-packet calls when the ring cannot be set up
+#: ("auto"); the ring or an error ("ring"); one system call per packet, the pre-ring path ("socket").
+PORT_IO_MODES = ("auto", "ring", "socket")
+RING_IO = "ring"  # `AfPacketPort.io` once a ring is in use
+SOCKET_IO = "socket"
 
 
 class AfPacketPort:
     """A switch port on a Linux interface: a promiscuous AF_PACKET raw socket, polled by the switch's worker.
 
-    `recv_batch` returns the frames waiting on the socket without blocking (the worker `select`s on `fileno()`
-    when it is idle), so no thread competes with the pipeline for the GIL. The kernel's copies of frames we
+    Receive: a PACKET_MMAP TPACKET_V2 ring (`pktio.ring`), read without a system call per frame; or, when the ring
+    cannot be set up (or `io="socket"`), `recvfrom` per frame. Either way `recv_batch` returns what is waiting
+    without blocking (the worker `select`s on `fileno()` when idle), and the kernel's copies of frames we
     transmitted (PACKET_OUTGOING) are skipped, otherwise the switch would see its own output.
+    Transmit: `queue` + `flush` send a burst with one `sendmmsg` (ring mode; the worker's own frames), `send`
+    sends one frame at once (any thread; the only path in socket mode).
     """
 
-    def __init__(self, port: int, ifname: str) -> None:
+    def __init__(self, port: int, ifname: str, io: str = "auto") -> None:
+        if io not in PORT_IO_MODES:
+            raise SwitchStartError(f"bad port I/O {io!r}: expected one of {', '.join(PORT_IO_MODES)}")
         self.port = port
         self.ifname = ifname
         if not interface_exists(ifname):
@@ -159,16 +180,55 @@ class AfPacketPort:
         self._buf = bytearray(RECV_BUFFER)
         self._view = memoryview(self._buf)
         self._closed = False
+        self._ring: RxRing | None = None
+        self._tx: MmsgSender | None = None
+        self.io = SOCKET_IO
+        self.fallback_reason: str | None = None  # why "auto" ended up on the socket path
+        if io != SOCKET_IO:
+            try:
+                self._ring = RxRing(sock)
+                self._tx = MmsgSender(sock, slots=TX_BATCH, slot_size=TX_SLOT)
+                self.io = RING_IO
+            except OSError as exc:
+                if self._ring is not None:
+                    self._ring.close()
+                    self._ring = None
+                self.fallback_reason = ring_error(exc)
+                if io == RING_IO:
+                    sock.close()
+                    raise SwitchStartError(f"no packet ring on {ifname}: {self.fallback_reason}") from None
         self.rx_frames = 0
-        self.tx_frames = 0
-        self.tx_errors = 0
+        self.ring_drops = 0
+        self._sent = 0  # by `send`; the burst sender counts its own
+        self._send_errors = 0
+
+    @property
+    def tx_frames(self) -> int:
+        return self._sent + (self._tx.sent if self._tx is not None else 0)
+
+    @property
+    def tx_errors(self) -> int:
+        return self._send_errors + (self._tx.errors if self._tx is not None else 0)
 
     def fileno(self) -> int:
         return self._sock.fileno()
 
+    def describe(self) -> str:
+        """The I/O path for the start-up log."""
+        if self.io == RING_IO:
+            return "mmap rx ring + sendmmsg"
+        if self.fallback_reason:
+            return f"recvfrom/send per packet (no ring: {self.fallback_reason})"
+        return "recvfrom/send per packet"
+
     def recv_batch(self, limit: int = 64) -> list[bytes]:
         """Up to `limit` frames already received, without blocking."""
-        frames: list[bytes] = []
+        ring = self._ring
+        if ring is not None:
+            frames = ring.recv_batch(limit)
+            self.rx_frames += len(frames)
+            return frames
+        frames = []
         sock, buf, view = self._sock, self._buf, self._view
         for _ in range(limit):
             try:
@@ -184,13 +244,39 @@ class AfPacketPort:
         return frames
 
     def send(self, frame: bytes) -> None:
+        """Send one frame now (any thread)."""
         try:
             self._sock.send(frame)
-            self.tx_frames += 1
+            self._sent += 1
         except OSError:
-            self.tx_errors += 1  # interface down or frame larger than its MTU: dropped, as on a real port
+            self._send_errors += 1  # interface down or frame larger than its MTU: dropped, as on a real port
+
+    def queue(self, frame: bytes) -> None:
+        """Add a frame to the burst `flush` sends (the worker thread only); in socket mode, send it now."""
+        tx = self._tx
+        if tx is None:
+            self.send(frame)
+        else:
+            tx.add(frame)
+
+    def flush(self) -> None:
+        """Send the queued burst: one `sendmmsg` per `TX_BATCH` frames."""
+        tx = self._tx
+        if tx is not None and tx.pending:
+            tx.flush()
+
+    def ring_stats(self) -> dict[str, int]:
+        """Frames the ring dropped because it was full (since start), and oversized frames read whole."""
+        ring = self._ring
+        if ring is None:
+            return {}
+        _, drops = ring.statistics()
+        self.ring_drops += drops
+        return {"ring_drops": self.ring_drops, "oversized": ring.copied, "truncated": ring.truncated}
 
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            if self._ring is not None:
+                self._ring.close()
             self._sock.close()

@@ -77,6 +77,7 @@ class TrafficManager:
         self._cond = threading.Condition(self._lock)
         self._closed = False
         self._size = 0
+        self._waiters = 0  # threads blocked in `dequeue`: only they need a notify per enqueue
         self._on_change = on_change  # a worker waiting elsewhere must re-poll: a packet may leave earlier now
 
     # ------------------------------------------------------------------------------------------------- admin
@@ -175,7 +176,8 @@ class TrafficManager:
             self._size += 1
             if depth == 0:
                 self._nonempty.add((port, priority))
-            self._cond.notify()
+            if self._waiters:
+                self._cond.notify()
             return True
 
     def poll(self) -> tuple[tuple[int, int, Any, int] | None, float | None]:
@@ -226,7 +228,11 @@ class TrafficManager:
                     if now >= deadline:
                         return None
                     wake = min(wake, deadline)
-                self._cond.wait(None if wake == float("inf") else max(wake - now, 0.0))
+                self._waiters += 1
+                try:
+                    self._cond.wait(None if wake == float("inf") else max(wake - now, 0.0))
+                finally:
+                    self._waiters -= 1
 
     def close(self) -> None:
         """Wake every waiting dequeuer; later enqueues are refused."""

@@ -1,0 +1,120 @@
+"""The live half of `bench/switch_pps.py`: the embedded switch forwarding between two veth pairs in a network
+namespace this module creates and removes, once per port I/O path (`socket`: one system call per packet, the path
+before issue 17; `ring`: mmap rx ring + sendmmsg), so both rates and their ratio come from one run.
+
+The switch runs in this process (its sockets are opened inside the namespace through `setns`, so `process_time`
+is the switch's CPU); the traffic comes from a second process in the namespace that keeps a fixed number of frames
+in flight (closed loop): it measures the rate at which every frame gets through, not how many a blast loses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+IN_FLIGHT = 256  # frames the generator keeps in flight: below the switch's ring (516) and input buffer (1024)
+
+_GENERATOR = r"""
+import json, select, socket, sys, time
+sys.path.insert(0, sys.argv[4])
+from pktio.mmsg import MmsgSender
+from pktio.ring import RxRing
+tx_if, rx_if, n, window = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[5])
+frames = [bytes.fromhex(h) for h in sys.stdin.read().split()]
+rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+rx.bind((rx_if, 0))
+ring = RxRing(rx)
+tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+tx.bind((tx_if, 0))
+sender = MmsgSender(tx)
+sent = received = 0
+first = last = 0.0
+start = time.perf_counter()
+while received < n:
+    room = min(window - (sent - received), n - sent)
+    if room >= 32 or (room > 0 and sent - received < window // 2):
+        for i in range(sent, sent + room):
+            sender.add(frames[i % len(frames)])
+        sender.flush()
+        sent += room
+    got = len(ring.recv_batch(4096))
+    if got:
+        now = time.perf_counter()
+        if not received:
+            first = now
+        received += got
+        last = now
+    elif sent - received >= window or sent == n:
+        if not select.select([ring], [], [], 2.0)[0]:
+            break  # a frame was lost: report what got through
+print(json.dumps({"sent": sent, "received": received, "seconds": time.perf_counter() - start,
+                  "span": last - first, "send_errors": sender.errors}))
+"""
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
+
+
+@contextmanager
+def veth_namespace(name: str, pairs: tuple[tuple[str, str], ...]) -> Iterator[str]:
+    """A network namespace with the given veth pairs (MTU 9000, IPv6 off so nothing else is sent), removed after."""
+    subprocess.run(["ip", "netns", "del", name], capture_output=True)
+    _ip("netns", "add", name)
+    try:
+        for key in ("all", "default"):
+            _ip("netns", "exec", name, "sysctl", "-qw", f"net.ipv6.conf.{key}.disable_ipv6=1")
+        for a, b in pairs:
+            _ip("-n", name, "link", "add", a, "type", "veth", "peer", "name", b)
+            for end in (a, b):
+                _ip("-n", name, "link", "set", end, "mtu", "9000", "up")
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+def forward(program: tuple[Any, bytes], frames: list[bytes], n: int, port_io: str) -> dict[str, Any]:
+    """Packets/s of the live switch forwarding `frames` (all routed from port 1 to port 2) between veths."""
+    from p4switch.switch.core import Switch
+    from pktio.netns import entered
+
+    pairs = (("p4b-a0", "p4b-a1"), ("p4b-b0", "p4b-b1"))
+    with veth_namespace(f"p4b-{os.getpid()}", pairs) as ns:
+        sw = Switch(queue_depth=1024, port_io=port_io)
+        try:
+            sw.install_pipeline(*program)
+            with entered(ns):
+                sw.add_interface(1, pairs[0][1])
+                sw.add_interface(2, pairs[1][1])
+            io = sw.port_io_summary()
+            sw.start()
+            cpu_start = time.process_time()
+            out = subprocess.run(
+                ["ip", "netns", "exec", ns, sys.executable, "-c", _GENERATOR, pairs[0][0], pairs[1][0], str(n),
+                 str(REPO), str(IN_FLIGHT)],
+                input=" ".join(f.hex() for f in frames), capture_output=True, text=True, timeout=600, check=True,
+            ).stdout
+            cpu = time.process_time() - cpu_start
+            traffic = json.loads(out)
+            stats = sw.stats()
+        finally:
+            sw.stop()
+    received, span = traffic["received"], traffic["span"]
+    counters = {k: v for k, v in stats.items() if isinstance(v, int) and v}
+    return {
+        "port_io": port_io, "io": io, "offered": traffic["sent"], "received": received,
+        "all_arrived": received == traffic["sent"] == n,
+        "pps": round((received - 1) / span, 1) if span > 0 else 0.0,
+        "cpu_pps": round(counters.get("transmitted", 0) / cpu, 1) if cpu > 0 else None,
+        # CPU time of the switch per forwarded packet: independent of what else the machine is running
+        "cpu_us_per_packet": round(cpu / max(counters.get("transmitted", 0), 1) * 1e6, 2),
+        "switch_stats": counters, "ports": stats["ports"],
+    }

@@ -1,0 +1,205 @@
+"""`sendmmsg(2)` and `recvmmsg(2)` through ctypes: a burst of datagrams or frames in one system call.
+
+Frames are copied into fixed slots of one preallocated buffer whose `iovec`s and `mmsghdr`s are built once, so a
+frame costs a `memcpy` and one length store, not a ctypes object. Sockets must be connected (UDP) or bound to an
+interface (AF_PACKET): messages carry no address.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import socket
+from collections.abc import Iterable
+
+MSG_DONTWAIT = 0x40
+MSG_TRUNC = 0x20
+
+
+class _IoVec(ctypes.Structure):
+    _fields_ = [("iov_base", ctypes.c_void_p), ("iov_len", ctypes.c_size_t)]
+
+
+class _MsgHdr(ctypes.Structure):
+    _fields_ = [
+        ("msg_name", ctypes.c_void_p),
+        ("msg_namelen", ctypes.c_uint32),
+        ("msg_iov", ctypes.c_void_p),
+        ("msg_iovlen", ctypes.c_size_t),
+        ("msg_control", ctypes.c_void_p),
+        ("msg_controllen", ctypes.c_size_t),
+        ("msg_flags", ctypes.c_int),
+    ]
+
+
+class _MMsgHdr(ctypes.Structure):
+    _fields_ = [("msg_hdr", _MsgHdr), ("msg_len", ctypes.c_uint)]
+
+
+_IOV_SIZE = ctypes.sizeof(_IoVec)
+_MMSG_SIZE = ctypes.sizeof(_MMsgHdr)
+_LEN_OFFSET = _MMsgHdr.msg_len.offset
+_FLAGS_OFFSET = _MsgHdr.msg_flags.offset
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.sendmmsg.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_uint, ctypes.c_int]
+        libc.sendmmsg.restype = ctypes.c_int
+        libc.recvmmsg.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_uint, ctypes.c_int, ctypes.c_void_p]
+        libc.recvmmsg.restype = ctypes.c_int
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+_LIBC = _libc()
+
+
+def available() -> bool:
+    """True when the C library has sendmmsg/recvmmsg (glibc >= 2.14 on Linux)."""
+    return _LIBC is not None
+
+
+class _Slots:
+    """`count` buffers of `size` bytes, each with its iovec and mmsghdr, laid out once."""
+
+    def __init__(self, count: int, size: int) -> None:
+        if _LIBC is None:
+            raise OSError(errno.ENOSYS, "sendmmsg/recvmmsg not available in this C library")
+        self.count, self.size = count, size
+        self.buf = (ctypes.c_char * (count * size))()
+        self.view = memoryview(self.buf).cast("B")
+        self.iovs = (_IoVec * count)()
+        self.msgs = (_MMsgHdr * count)()
+        base = ctypes.addressof(self.buf)
+        for i in range(count):
+            self.iovs[i].iov_base = base + i * size
+            self.iovs[i].iov_len = size
+            self.msgs[i].msg_hdr.msg_iov = ctypes.addressof(self.iovs[i])
+            self.msgs[i].msg_hdr.msg_iovlen = 1
+        # raw views for per-packet stores and loads without ctypes objects: iov_len is the 2nd size_t of an iovec
+        self.iov_words = memoryview(self.iovs).cast("B").cast("Q")
+        self.msg_bytes = memoryview(self.msgs).cast("B")
+
+    def msg_ptr(self, index: int) -> int:
+        return ctypes.addressof(self.msgs) + index * _MMSG_SIZE
+
+    def msg_len(self, index: int) -> int:
+        return int.from_bytes(self.msg_bytes[index * _MMSG_SIZE + _LEN_OFFSET:][:4], "little")
+
+    def msg_flags(self, index: int) -> int:
+        return int.from_bytes(self.msg_bytes[index * _MMSG_SIZE + _FLAGS_OFFSET:][:4], "little")
+
+
+class MmsgSender:
+    """Queues frames and sends them with as few `sendmmsg` calls as the slots allow.
+
+    `add` copies a frame into the next slot (a frame larger than a slot is sent on its own with `send`); `flush`
+    sends what is queued. A message the kernel refuses (interface down, frame over the MTU) is counted in `errors`
+    and skipped, as a real port drops it; the rest of the burst still goes.
+    """
+
+    def __init__(self, sock: socket.socket, *, slots: int = 64, slot_size: int = 16384) -> None:
+        self.sock = sock
+        self._s = _Slots(slots, slot_size)
+        self._n = 0
+        self.sent = 0
+        self.errors = 0
+        self.last_errno = 0  # of the last refused message (0: none since `flush` began)
+        self.calls = 0
+
+    @property
+    def pending(self) -> int:
+        return self._n
+
+    def add(self, frame: bytes | bytearray | memoryview) -> None:
+        s = self._s
+        size = len(frame)
+        if size > s.size:
+            self.flush()
+            try:
+                self.sock.send(frame)
+                self.sent += 1
+            except OSError as exc:
+                self.errors += 1
+                self.last_errno = exc.errno or 0
+            self.calls += 1
+            return
+        n = self._n
+        off = n * s.size
+        s.view[off:off + size] = frame
+        s.iov_words[2 * n + 1] = size
+        self._n = n + 1
+        if n + 1 == s.count:
+            self.flush()
+
+    def add_all(self, frames: Iterable[bytes | bytearray | memoryview]) -> None:
+        for frame in frames:
+            self.add(frame)
+
+    def flush(self) -> int:
+        """Send everything queued; the number of frames the kernel accepted."""
+        n = self._n
+        if not n:
+            return 0
+        self._n = 0
+        self.last_errno = 0
+        assert _LIBC is not None
+        fd, s, start, ok = self.sock.fileno(), self._s, 0, 0
+        while start < n:
+            r = _LIBC.sendmmsg(fd, s.msg_ptr(start), n - start, 0)
+            self.calls += 1
+            if r < 0:
+                err = ctypes.get_errno()
+                if err == errno.EINTR:
+                    continue
+                self.errors += 1  # down, over the MTU, or no buffer: a real port drops that frame too
+                self.last_errno = err
+                start += 1  # the first message failed: skip it and send the rest
+                continue
+            ok += r
+            start += r
+        self.sent += ok
+        return ok
+
+
+class MmsgReceiver:
+    """Drains a socket with `recvmmsg(MSG_DONTWAIT)`: everything waiting, up to `slots` per call."""
+
+    def __init__(self, sock: socket.socket, *, slots: int = 64, slot_size: int = 65536) -> None:
+        self.sock = sock
+        self._s = _Slots(slots, slot_size)
+        self.truncated = 0
+        self.calls = 0
+
+    def recv_batch(self, limit: int | None = None) -> list[bytes]:
+        """The datagrams already waiting (at most `limit`, default one call's worth), without blocking."""
+        assert _LIBC is not None
+        s = self._s
+        want = s.count if limit is None else min(limit, s.count)
+        fd = self.sock.fileno()
+        while True:
+            r = _LIBC.recvmmsg(fd, s.msg_ptr(0), want, MSG_DONTWAIT, None)
+            self.calls += 1
+            if r >= 0:
+                break
+            err = ctypes.get_errno()
+            if err == errno.EINTR:
+                continue
+            if err in (errno.EAGAIN, errno.EWOULDBLOCK):
+                return []
+            if err == errno.ECONNREFUSED:  # an ICMP error for an earlier datagram: nothing to read now
+                return []
+            raise OSError(err, os.strerror(err))
+        out: list[bytes] = []
+        view, size = s.view, s.size
+        for i in range(r):
+            if s.msg_flags(i) & MSG_TRUNC:
+                self.truncated += 1
+                continue
+            off = i * size
+            out.append(bytes(view[off:off + s.msg_len(i)]))
+        return out
