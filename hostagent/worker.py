@@ -254,7 +254,7 @@ class Worker:
         reasm = Reassembly(plan, np.int64)
         overflow = False
         self.stats.chunks += n
-        send = self.transport.send
+        send = self.transport.send_later  # a burst per wake-up: queued frames leave before the next wait in recv
         flen = frames.shape[1]
 
         def emit(s: Send) -> None:
@@ -322,4 +322,5 @@ class Worker:
             raise
         finally:
             self.stats.retransmissions += window.retransmissions - retrans_before
+            self.transport.flush()
         return _Exchange(reasm.rows.reshape(-1), overflow)
