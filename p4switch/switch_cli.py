@@ -147,6 +147,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--queue-rate", action="append", default=[], metavar="PORT[:PRIO]=PPS",
         help="rate-limit an egress queue at start (BMv2 does this with set_queue_rate over Thrift)",
     )
+    p.add_argument("--port-io", choices=("auto", "ring", "socket"), default="auto",
+                   help="interface I/O: mmap rx ring + sendmmsg, falling back to one call per packet (auto); "
+                        "the ring or fail (ring); one call per packet (socket)")
     p.add_argument("--log-console", action="store_true", help="log to stderr (per-packet events at debug level)")
     p.add_argument("-L", "--log-level", default="info", choices=tuple(LOG_LEVELS),
                    help="log level (BMv2's names: trace, debug, info, warn, error, off; default info)")
@@ -459,6 +462,7 @@ def _run_live(args: argparse.Namespace) -> int:
         cpu_port=args.cpu_port,
         priority_queues=args.priority_queues,
         seed=args.seed,
+        port_io=args.port_io,
         **kwargs,
     )
     server: Any = None
@@ -496,7 +500,8 @@ def _run_live(args: argparse.Namespace) -> int:
         where = f", P4Runtime on {args.grpc_server_addr}" if args.grpc_server_addr else ""
         print(
             f"p4ina switch: device {args.device_id} running, ports "
-            f"{', '.join(f'{p}@{n}' for p, n in sorted(ports.items())) or 'none'}{where}",
+            f"{', '.join(f'{p}@{n}' for p, n in sorted(ports.items())) or 'none'}{where}"
+            f"{f' (port I/O: {switch.port_io_summary()})' if ports else ''}",
             file=sys.stderr,
             flush=True,
         )

@@ -220,3 +220,25 @@ def test_ring_refused_falls_back_to_one_call_per_packet(
         sw.stop()
         a.close()
         b.close()
+
+
+@pytest.mark.parametrize(("flag", "says"), [("auto", "mmap rx ring + sendmmsg"), ("socket", "recvfrom/send per packet")])
+def test_start_up_line_names_the_port_io(netns: str, tmp_path: Path, flag: str, says: str) -> None:
+    from switch_cli_runner import switch_command
+
+    (tmp_path / "wire.p4").write_text(WIRE_P4)
+    compiled = compile_file(tmp_path / "wire.p4")
+    (tmp_path / "wire.json").write_bytes(compiled.device_config_bytes())
+    (tmp_path / "wire.p4info.txtpb").write_text(compiled.p4info_text())
+    cmd = ["ip", "netns", "exec", netns, *switch_command(["wire.json", "-i", "1@va1", "-i", "2@vb1", "--port-io", flag])]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert "running" in line and f"(port I/O: {says})" in line, line
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
