@@ -16,6 +16,7 @@ from typing import Any
 
 from p4.config.v1 import p4info_pb2
 
+from p4switch.bmv2limits import check_bmv2_limits
 from p4switch.codegen import CodegenError, generate_module
 from p4switch.exceptions import CompileError, Diagnostic, SourceLocation
 from p4switch.frontend import ast
@@ -83,6 +84,7 @@ def compile_ast(program: ast.Program, name: str, sources: SourceManager) -> Comp
 def _compile_ast(program: ast.Program, name: str, sources: SourceManager) -> CompiledProgram:
     typed = check_program(program, line_of=sources.line_text)
     pipeline = elaborate(typed, line_of=sources.line_text)
+    check_bmv2_limits(pipeline, line_of=sources.line_text)  # what p4c-bm2-ss rejects, rejected here too
     try:
         symbols = collect_symbols(pipeline.model)
     except SymbolError as exc:

@@ -433,6 +433,13 @@ class Elaborator:
                 for prop in local.properties:
                     if prop.name == prop_name and isinstance(prop.value, ast.Name) and prop.value.name == inst.name:
                         return qualify(block.prefix, local)
+        if prop_name == "meters":  # p4c-bm2-ss's wording (simple_switch/simpleSwitch.cpp), at the instance's name
+            from p4switch.bmv2limits.report import name_location
+
+            self.error(name_location(inst.loc, inst.name, self.line_of, last=True),
+                       f"{qualify(block.prefix, inst)}: direct meter is not associated with any table via 'meters' "
+                       f"table property")
+            return None
         self.error(inst.loc, f"{inst.name}: a direct counter or meter must be attached to a table")
         return None
 

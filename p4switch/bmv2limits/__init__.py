@@ -1,0 +1,39 @@
+"""BMv2 back-end restrictions: reject, with p4c-bm2-ss's wording, the programs p4c-bm2-ss rejects for reasons of
+its BMv2 back end (and a few front-end ones our front end lets through), so that a program `p4ina compile`
+accepts also compiles for the `bmv2` target. Runs on the elaborated pipeline, before code generation.
+
+| module | p4c source | what |
+|---|---|---|
+| `cfg.py` | `backends/bmv2/common/controlFlowGraph.cpp` | a table applied at two sites: a path back to itself, or different successors |
+| `tables.py` | `backends/bmv2/common/control.cpp`, `metermap.cpp` | lpm keys, direct counters and meters |
+| `declarations.py` | `backends/bmv2/common/header.cpp`, `simple_switch/simpleSwitch.cpp` | header widths, the headers type, user extern functions, block parameter directions |
+| `externs.py` | `simple_switch/simpleSwitch.cpp`, `common/check_unsupported.h` | clone/resubmit/recirculate placement, registers, checksum blocks, loops |
+
+The list of restrictions, their messages and what is not covered: docs/compiler.md, "BMv2 back-end restrictions".
+"""
+
+from __future__ import annotations
+
+from p4switch.exceptions import CompileError
+from p4switch.frontend.elaborate import Pipeline
+
+from .cfg import check_control_graphs
+from .declarations import check_declarations
+from .externs import check_externs
+from .report import LineOf, Reporter
+from .tables import check_tables
+
+
+def check_bmv2_limits(pipeline: Pipeline, *, line_of: LineOf | None = None) -> None:
+    """Raise `CompileError` with every BMv2 restriction the program breaks (nothing when it has none)."""
+    report = Reporter(line_of)
+    check_declarations(pipeline, report)
+    graphs = check_control_graphs(pipeline, report)
+    order = [graph.table_decls[name] for graph in graphs.values() for name in graph.table_decls]
+    check_tables(pipeline, order, report)
+    check_externs(pipeline, report)
+    if report.diagnostics:
+        raise CompileError(report.diagnostics)
+
+
+__all__ = ["check_bmv2_limits"]

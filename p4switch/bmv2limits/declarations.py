@@ -1,0 +1,188 @@
+"""Declarations p4c-bm2-ss refuses for BMv2: headers that are not a whole number of bytes
+(`backends/bmv2/common/header.cpp`), a parser whose headers parameter is not a struct of headers, stacks and
+unions (`backends/bmv2/simple_switch/simpleSwitch.cpp`), extern functions the program declares itself (BMv2 has
+no code for them), and V1Switch blocks whose parameter directions differ from v1model's (p4c's type checker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from p4switch.frontend import ast
+from p4switch.frontend.elaborate import V1MODEL_ROLES, BlockInstance, Pipeline
+from p4switch.frontend.source import SYSTEM_INCLUDE_DIR
+from p4switch.frontend.types import (
+    BitsT,
+    BoolT,
+    EnumT,
+    HeaderT,
+    HeaderUnionT,
+    NewTypeT,
+    P4Type,
+    StackT,
+    StructT,
+    VarbitT,
+)
+
+from .report import Reporter
+
+
+def check_declarations(pipeline: Pipeline, report: Reporter) -> None:
+    check_block_directions(pipeline, report)
+    check_headers_param(pipeline, report)
+    check_header_widths(pipeline, report)
+    check_extern_functions(pipeline, report)
+
+
+def check_header_widths(pipeline: Pipeline, report: Reporter) -> None:
+    seen: set[str] = set()
+    for t in _reachable_types(pipeline):
+        if not isinstance(t, HeaderT) or t.name in seen or t.decl is None:
+            continue
+        seen.add(t.name)
+        bits = _header_bits(t)
+        if bits is not None and bits % 8:
+            report.error_at_name(t.decl.loc, t.decl.name,
+                                 f"header {t.decl.name}: Found header with fields totaling {bits} bits.  BMv2 target "
+                                 f"only supports headers with fields totaling a multiple of 8 bits.")
+
+
+def _header_bits(t: P4Type) -> int | None:
+    """Bits as p4c lays a header out in BMv2 JSON (nested structs flattened, enums without a representation as
+    32 bits); None for a header with a varbit field, whose size p4c settles differently."""
+    if isinstance(t, (HeaderT, StructT)):
+        total = 0
+        for _name, ft in t.fields:
+            bits = _header_bits(ft)
+            if bits is None:
+                return None
+            total += bits
+        return total
+    if isinstance(t, BitsT):
+        return t.width
+    if isinstance(t, BoolT):
+        return 1
+    if isinstance(t, NewTypeT):
+        return _header_bits(t.base)
+    if isinstance(t, EnumT):
+        return t.underlying.width if t.underlying is not None else 32
+    if isinstance(t, VarbitT):
+        return None
+    return 32
+
+
+def _reachable_types(pipeline: Pipeline) -> list[P4Type]:
+    """Every type some variable, parameter or field of the program has, nested types included."""
+    out: list[P4Type] = []
+    seen: set[int] = set()
+    todo = [v.type for v in pipeline.typed.decl_vars.values() if v.type is not None]
+    while todo:
+        t = todo.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        out.append(t)
+        if isinstance(t, (StructT, HeaderT, HeaderUnionT)):
+            todo.extend(ft for _, ft in t.fields)
+        elif isinstance(t, StackT):
+            todo.append(t.element)
+    return out
+
+
+def check_headers_param(pipeline: Pipeline, report: Reporter) -> None:
+    parser = pipeline.blocks.get("parser")
+    if parser is None or len(parser.decl.params) < 2:
+        return
+    param = parser.decl.params[1]
+    var = pipeline.typed.decl_vars.get(param)
+    name = param.type.name if isinstance(param.type, ast.NamedType) else type(param.type).__name__
+    if not isinstance(param.type, ast.NamedType) or var is None or not isinstance(var.type, StructT):
+        report.error(param.type.loc, f"{name}: expected type to be a struct")
+    elif not _all_headers(var.type):
+        report.error(param.type.loc, f"{name}: the type should be a struct of headers, stacks, or unions")
+
+
+def _all_headers(t: StructT) -> bool:
+    """After p4c flattens nested structs of the headers type, every field is a header, a stack or a union."""
+    for _name, ft in t.fields:
+        if isinstance(ft, StructT):
+            if not _all_headers(ft):
+                return False
+        elif not isinstance(ft, (HeaderT, StackT, HeaderUnionT)):
+            return False
+    return True
+
+
+def check_extern_functions(pipeline: Pipeline, report: Reporter) -> None:
+    """An extern function declared outside core.p4/v1model.p4 and called by the pipeline (p4c drops uncalled
+    ones before the back end)."""
+    typed = pipeline.typed
+    reported: set[int] = set()
+    for root in _reachable_code(pipeline):
+        for n in ast.walk(root):
+            info = typed.calls.get(n) if isinstance(n, ast.Call) else None
+            if info is None or info.kind != "extern_function" or id(info.decl) in reported:
+                continue
+            decl = info.decl
+            loc = getattr(decl, "loc", None)
+            if loc is None or _is_system_file(loc.file):
+                continue
+            reported.add(id(decl))
+            report.error_at_name(loc, info.name, f"{info.name}: unknown extern function")
+
+
+def _is_system_file(path: str) -> bool:
+    try:
+        return Path(path).resolve().parent == SYSTEM_INCLUDE_DIR
+    except OSError:
+        return False
+
+
+def _reachable_code(pipeline: Pipeline) -> list[ast.Node]:
+    """Parser states, control bodies and the actions and functions they use: the code p4c keeps."""
+    typed = pipeline.typed
+    roots: list[ast.Node] = []
+    seen: set[int] = set()
+    blocks: list[BlockInstance] = [b for r in V1MODEL_ROLES if (b := pipeline.blocks.get(r)) is not None]
+    while blocks:
+        block = blocks.pop()
+        blocks.extend(block.children)
+        decl = block.decl
+        roots.extend(decl.states if isinstance(decl, ast.ParserDeclaration) else [decl.body])
+        for local in decl.locals:
+            if isinstance(local, ast.TableDeclaration):
+                roots.append(local)
+    i = 0
+    while i < len(roots):  # follow references to actions and functions
+        for n in ast.walk(roots[i]):
+            target = typed.refs.get(n)
+            info = typed.calls.get(n) if isinstance(n, ast.Call) else None
+            if info is not None and info.kind in ("action", "function"):
+                target = info.decl
+            if isinstance(target, (ast.ActionDeclaration, ast.FunctionDeclaration)) and id(target) not in seen:
+                seen.add(id(target))
+                roots.append(target.body)
+        i += 1
+    return roots
+
+
+def check_block_directions(pipeline: Pipeline, report: Reporter) -> None:
+    """Each V1Switch argument's parameters must have the directions of v1model's block type (p4c reports the
+    first mismatch of a block as "Cannot unify ...")."""
+    typed = pipeline.typed
+    package = next((d for d in typed.program.declarations if isinstance(d, ast.PackageType) and d.name == "V1Switch"),
+                   None)
+    if package is None:
+        return
+    block_types = {d.name: d for d in typed.program.declarations if isinstance(d, (ast.ParserType, ast.ControlType))}
+    for role, pparam in zip(V1MODEL_ROLES, package.params, strict=False):
+        block = pipeline.blocks.get(role)
+        expected_type = block_types.get(pparam.type.name) if isinstance(pparam.type, ast.NamedType) else None
+        if block is None or expected_type is None:
+            continue
+        for actual, expected in zip(block.decl.params, expected_type.params, strict=False):
+            if (actual.direction or "") != (expected.direction or ""):
+                report.error_at_name(actual.loc, actual.name,
+                                     f"Cannot unify '{actual.direction or ''}' parameter '{actual.name}' with "
+                                     f"'{expected.direction or ''}' parameter '{expected.name}' because they have "
+                                     f"different directions", last=True)
+                break

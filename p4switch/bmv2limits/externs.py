@@ -1,0 +1,120 @@
+"""v1model extern uses BMv2 cannot run, as p4c-bm2-ss's converters reject them
+(`backends/bmv2/simple_switch/simpleSwitch.cpp`, `backends/bmv2/common/check_unsupported.h`): clone, resubmit and
+recirculate outside the block BMv2 runs them in, registers without a size or with a non-integer element type,
+checksum blocks that do anything but call verify/update_checksum on plain fields, and loops."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from p4switch.frontend import ast
+from p4switch.frontend.elaborate import BlockInstance, Pipeline, qualify
+from p4switch.frontend.typecheck.helpers import expr_text
+from p4switch.frontend.types import BitsT, EnumT, ExternT, NewTypeT
+
+from .report import Reporter, start_of
+
+# The block each primitive is allowed in, and p4c's message otherwise (its wording, including "'resubmit' can only
+# be invoked in egress" for recirculate).
+_PLACEMENT = {
+    "resubmit_preserving_field_list": ("ingress", "'resubmit' can only be invoked in ingress"),
+    "recirculate_preserving_field_list": ("egress", "'resubmit' can only be invoked in egress"),
+}
+_CHECKSUM_CALLS = {"verify_checksum": ("verify_checksum", "verify_checksum_with_payload"),
+                   "compute_checksum": ("update_checksum", "update_checksum_with_payload")}
+
+
+def check_externs(pipeline: Pipeline, report: Reporter) -> None:
+    for role, block in pipeline.blocks.items():
+        for inst_block, root in _code(pipeline, block):
+            for n in ast.walk(root):
+                if isinstance(n, (ast.ForStatement, ast.ForInStatement)):
+                    report.error(n.loc, "BMV2 does not support loops")
+                elif isinstance(n, ast.Call):
+                    _check_call(pipeline, role, n, report)
+                elif isinstance(n, ast.Instantiation):
+                    _check_register(pipeline, inst_block, n, report)
+        if role in _CHECKSUM_CALLS and isinstance(block.decl, ast.ControlDeclaration):
+            _check_checksum_block(pipeline, role, block.decl.body, report)
+
+
+def _check_call(pipeline: Pipeline, role: str, call: ast.Call, report: Reporter) -> None:
+    info = pipeline.typed.calls.get(call)
+    if info is None or info.kind != "extern_function":
+        return
+    if info.name in ("clone", "clone_preserving_field_list", "clone3") and call.args:
+        kind = pipeline.typed.consts.get(call.args[0].value)
+        if not (isinstance(kind, tuple) and len(kind) == 3):
+            report.error(call.args[0].value.loc, f"{expr_text(call.args[0].value)}: must be a constant on this target")
+            return
+        wanted = "ingress" if kind[2] == "I2E" else "egress"
+        if role != wanted:
+            report.error(call.loc, f"'{info.name}({kind[2]}, ...) not invoked in {wanted} {expr_text(call)}")
+    elif info.name in _PLACEMENT and role != _PLACEMENT[info.name][0]:
+        report.error(call.loc, f"{_PLACEMENT[info.name][1]} {expr_text(call)}")
+
+
+def _check_register(pipeline: Pipeline, block: BlockInstance, inst: ast.Instantiation, report: Reporter) -> None:
+    var = pipeline.typed.decl_vars.get(inst)
+    t = var.type if var is not None else None
+    if not isinstance(t, ExternT) or t.name != "register":
+        return
+    name = qualify(block.prefix, inst)
+    size = pipeline.typed.consts.get(inst.args[0].value) if inst.args else None
+    if size == 0:
+        report.error_at_name(inst.loc, inst.name, f"{name}: direct registers are not supported in bmv2", last=True)
+    elem = t.args[0] if t.args else None
+    while isinstance(elem, NewTypeT):
+        elem = elem.base
+    if isinstance(elem, EnumT) and elem.underlying is not None:
+        elem = elem.underlying
+    if elem is not None and not isinstance(elem, BitsT):
+        report.error_at_name(inst.loc, inst.name, f"{name}: Only registers with bit or int types are currently "
+                                                  f"supported", last=True)
+
+
+def _check_checksum_block(pipeline: Pipeline, role: str, body: ast.BlockStatement, report: Reporter) -> None:
+    """BMv2 checksum blocks are lists of checksum units, not code: each statement must be one call (p4c's
+    `SimpleSwitchBackend::convertChecksum`), its data plain fields, lists and constants (`EnsureExpressionIsSimple`)."""
+    allowed = _CHECKSUM_CALLS[role]
+    for s in _flatten(body):
+        info = pipeline.typed.calls.get(s.call) if isinstance(s, ast.MethodCallStatement) else None
+        if info is None or info.kind != "extern_function" or info.name not in allowed:
+            report.error(s.loc, f"Only calls to {allowed[0]} or {allowed[1]} allowed")
+            continue
+        assert isinstance(s, ast.MethodCallStatement)
+        if len(s.call.args) > 1:
+            for bad in _computations(pipeline, s.call.args[1].value):
+                report.error(start_of(bad), f"{expr_text(bad)}: Computations are not supported in {allowed[0]}")
+
+
+def _flatten(s: ast.Statement) -> Iterator[ast.Statement]:
+    if isinstance(s, ast.BlockStatement):
+        for x in s.statements:
+            yield from _flatten(x)
+    elif not isinstance(s, (ast.EmptyStatement, ast.ConstantDeclaration)):
+        yield s
+
+
+def _computations(pipeline: Pipeline, e: ast.Expression) -> Iterator[ast.Expression]:
+    """The outermost sub-expressions of a checksum's data that are neither a field, a list, a struct expression,
+    an array element nor a constant after folding."""
+    if e in pipeline.typed.consts or isinstance(e, (ast.Name, ast.Member, ast.IntLiteral)):
+        return
+    if isinstance(e, ast.Index):
+        yield from _computations(pipeline, e.expr)
+    elif isinstance(e, ast.ListExpression):
+        for item in e.items:
+            yield from _computations(pipeline, item)
+    elif isinstance(e, ast.StructExpression):
+        for f in e.fields:
+            yield from _computations(pipeline, f.value)
+    else:
+        yield e
+
+
+def _code(pipeline: Pipeline, block: BlockInstance) -> Iterator[tuple[BlockInstance, ast.Node]]:
+    """A block's own declaration and its nested instances' (with the instance each belongs to)."""
+    yield block, block.decl
+    for child in block.children:
+        yield from _code(pipeline, child)

@@ -1,0 +1,39 @@
+// p4c: backends/bmv2/simple_switch/simpleSwitch.cpp (EnsureExpressionIsSimple): a checksum's data is a list of
+// fields and constants; BMv2 cannot compute on it.
+// expect-error: 16:37: hdr.h.a + 1: Computations are not supported in verify_checksum
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<8> b; bit<32> addr; bit<32> addr2; }
+struct headers_t { h_t h; }
+struct meta_t { bit<8> x; bit<2> color; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+
+control MyVerifyChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply { verify_checksum(true, { hdr.h.a + 1, hdr.h.b }, hdr.h.addr, HashAlgorithm.csum16); }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+
+    apply {
+
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+
+    apply {  }
+}
+
+control MyComputeChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply {  }
+}
+
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply { pkt.emit(hdr.h); }
+}
+
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(), MyDeparser()) main;
