@@ -76,7 +76,9 @@ def test_the_alias_serves_on_9559_by_default_and_p4ina_switch_does_not(live_args
     assert live_args[-1].grpc_server_addr is None
 
 
-def test_runptf_command_line(live_args: list[argparse.Namespace], caplog: pytest.LogCaptureFixture) -> None:
+def test_runptf_command_line(live_args: list[argparse.Namespace], caplog: pytest.LogCaptureFixture,
+                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # --log-file ss-log opens ss-log.txt here
     argv = "--log-file ss-log --log-flush --dump-packet-data 10000 -i 0@veth0 -i 1@veth2 --no-p4".split()
     with caplog.at_level(logging.WARNING):
         assert run_alias(argv) == 0
