@@ -205,12 +205,52 @@ class DirectCounterState:
             entry.bytes += nbytes
 
 
+class RegisterColumn:
+    """The cells of a register that lives in a vector store (one column of a [size, n_arrays] numpy array): the
+    same element-by-element interface as the list scalar registers use, giving and taking Python ints."""
+
+    __slots__ = ("column", "store")
+
+    def __init__(self, store: Any, column: int) -> None:
+        self.store, self.column = store, column
+
+    def __len__(self) -> int:
+        return int(self.store.shape[0])
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [int(v) for v in self.store[index, self.column]]
+        return int(self.store[index, self.column])
+
+    def __setitem__(self, index: int | slice, value: Any) -> None:
+        if isinstance(index, slice):
+            self.store[index, self.column] = [int(v) for v in value]
+        else:
+            self.store[index, self.column] = value
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.store[:, self.column].tolist())
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            return list(self) == list(other)  # type: ignore[call-overload]
+        except TypeError:
+            return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 class RegisterState:
-    """A `register`: `cells` is indexed directly by generated code; values are unsigned ints of `bitwidth` bits."""
+    """A `register`: `cells` is indexed directly by generated code; values are unsigned ints of `bitwidth` bits.
+    Registers of a vectorised group (`RuntimeState.register_store`) keep the same `cells` interface over a column
+    of the group's numpy store."""
 
     def __init__(self, name: str, id_: int, size: int, bitwidth: int) -> None:
         self.name, self.id, self.size, self.bitwidth = name, id_, size, bitwidth
-        self.cells = [0] * size
+        self.cells: list[int] | RegisterColumn = [0] * size
 
     def reset(self) -> None:
         self.cells[:] = [0] * self.size
@@ -835,6 +875,24 @@ class RuntimeState:
         values = {a.param_id: int.from_bytes(a.value, "big") for a in init.arguments}
         params = action.params if action is not None else []
         return action_id, tuple(values.get(p.id, 0) for p in params)
+
+    def register_store(self, names: tuple[str, ...]) -> Any:
+        """Move registers of one element type and size into one numpy array `[size, len(names)]` (column i is
+        `names[i]`: a packet's cells across the group are contiguous) and return it; the generated vector code
+        indexes it directly, everything else keeps using `registers[name].cells`. Current values are kept."""
+        import numpy as np
+
+        regs = [self.registers[n] for n in names]
+        size, width = regs[0].size, regs[0].bitwidth
+        if any(r.size != size or r.bitwidth != width for r in regs) or width > 32:
+            raise DeviceConfigError(f"registers {', '.join(names)} cannot share a vector store")
+        dtype = np.uint8 if width <= 8 else np.uint16 if width <= 16 else np.uint32
+        with self.lock:
+            store = np.zeros((size, len(regs)), dtype=dtype)
+            for column, reg in enumerate(regs):
+                store[:, column] = list(reg.cells)
+                reg.cells = RegisterColumn(store, column)
+        return store
 
     def reset(self) -> None:
         """Back to the state right after `from_p4info`: initial entries and defaults only, externs zeroed."""

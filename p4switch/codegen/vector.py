@@ -1,0 +1,888 @@
+"""The vectoriser: runs of unrolled per-element statements -> numpy operations (docs/compiler.md, "The vectoriser").
+
+SwitchML-style programs repeat one statement per element, written with macros: the same code except for which
+register array and which header field it touches (`r##n.read(t, s); ... h.vals.v##n = t;`). Such a run of k lanes
+becomes one pass of numpy code over a lane vector: the k fields are a slice of a numpy run in the header object
+(decoded from the packet with `np.frombuffer`), the k register arrays are the columns of one numpy store
+(`RuntimeState.register_store`, indexed `[cell, column]`). Values follow BMv2's integer semantics exactly
+(`p4switch/runtime/vecops.py`: widths, wrap, saturation, signedness, shifts).
+
+A run is vectorised only when the lanes cannot observe each other, so that running statement by statement over all
+lanes equals running lane by lane: each lane owns its locals, its field and its register column; everything else
+it reads is invariant in the run; the only shared writes are a flag set to an invariant value (any lane sets it)
+and an accumulator (`x = x + e`, `|`, `^`: the reduction of the lanes) that nothing else in the run reads.
+Anything else - another index per lane, mixed widths, a field of another header, a read of another lane's field,
+an extern call - leaves the run to the scalar code generator, statement by statement, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from p4switch.codegen.layout import class_name, pyname
+from p4switch.frontend import ast
+from p4switch.frontend.elaborate import qualify
+from p4switch.frontend.scope import Var
+from p4switch.frontend.types import BitsT, BoolT, ExternT, HeaderT, P4Type, underlying, width_of
+
+if TYPE_CHECKING:
+    from p4switch.codegen.blocks import BlockGen
+    from p4switch.codegen.module import ModuleGen
+
+#: Fewer lanes than this stay scalar: below it numpy's per-call cost outweighs the per-element savings.
+MIN_LANES = 16
+_RUN_WIDTHS = (8, 16, 32)
+_enabled = [True]
+
+
+@contextlib.contextmanager
+def disabled() -> Iterator[None]:
+    """Compile without the vectoriser inside this block (tests and benchmarks compare both code paths)."""
+    _enabled.append(False)
+    try:
+        yield
+    finally:
+        _enabled.pop()
+
+
+class Reject(Exception):
+    """The run does not have the vectorisable shape; `str(exc)` says why (tests check the reason)."""
+
+
+@dataclass
+class _Store:
+    binding: str
+    names: tuple[str, ...]
+
+
+@dataclass
+class ModuleVectors:
+    """Per generated module: the register stores, the header runs in use, and what each run attempt decided."""
+
+    stores: dict[str, tuple[_Store, int]] = field(default_factory=dict)
+    runs: dict[str, tuple[HeaderT, set[int]]] = field(default_factory=dict)
+    groups: int = 0
+    log: list[tuple[int, str]] = field(default_factory=list)  # (lanes, "vectorised" or the reason it was not)
+
+
+def module_vectors(mod: ModuleGen) -> ModuleVectors:
+    state = getattr(mod, "_vectors", None)
+    if state is None:
+        state = ModuleVectors()
+        mod._vectors = state  # type: ignore[attr-defined]
+    return state
+
+
+# -------------------------------------------------------------------------------------------------- header runs
+def field_run(t: HeaderT, index: int) -> tuple[int, int, int] | None:
+    """The maximal run of same-width byte-aligned `bit<W>`/`int<W>` fields (W in 8/16/32) holding field `index`:
+    (first field, count, width), or None when that field cannot be part of a numpy run."""
+    widths = [_run_width(ft) for _, ft in t.fields]
+    w = widths[index]
+    if w is None:
+        return None
+    lo = index
+    while lo > 0 and widths[lo - 1] == w:
+        lo -= 1
+    hi = index
+    while hi + 1 < len(widths) and widths[hi + 1] == w:
+        hi += 1
+    offset = sum(width_of(ft) or 0 for _, ft in t.fields[:lo])
+    while offset % 8:  # the run must start on a byte: drop leading fields until it does
+        offset += w
+        lo += 1
+        if lo > index:
+            return None
+    return lo, hi - lo + 1, w
+
+
+def _run_width(t: P4Type) -> int | None:
+    u = underlying(t)
+    if isinstance(u, BitsT) and u.width in _RUN_WIDTHS:
+        return u.width
+    return None
+
+
+def header_source(name: str, t: HeaderT, used: set[int]) -> list[str]:
+    """Class and codecs of a header type whose used field runs live in numpy arrays (`_r<first field>`); its other
+    fields stay plain slots, and every run field is still reachable by name (`vecops.RunField`) for scalar code."""
+    runs: dict[int, tuple[int, int]] = {}
+    for index in sorted(used):
+        r = field_run(t, index)
+        assert r is not None
+        runs[r[0]] = (r[1], r[2])
+    fields = [pyname(f) for f, _ in t.fields]
+    in_run: dict[int, tuple[int, int]] = {}
+    for first, (count, _w) in runs.items():
+        for j in range(count):
+            in_run[first + j] = (first, j)
+    plain = [fields[i] for i in range(len(fields)) if i not in in_run]
+    arrays = [f"_r{first}" for first in runs]
+    slots = ", ".join(repr(s) for s in ["_v", *plain, *arrays])
+    out = [f"class {name}:", f"    __slots__ = ({slots},)", "", "    def __init__(self):", "        self._v = False"]
+    out += [f"        self.{f} = 0" for f in plain]
+    out += [f"        self._r{first} = _vx.zeros({count}, _vx.u{w})" for first, (count, w) in runs.items()]
+    out += ["", "    def copy(self):", f"        o = {name}.__new__({name})", "        o._v = self._v"]
+    out += [f"        o.{f} = self.{f}" for f in plain]
+    out += [f"        o.{a} = self.{a}.copy()" for a in arrays]
+    out += ["        return o", "", "    def assign(self, s):", "        self._v = s._v"]
+    out += [f"        self.{f} = s.{f}" for f in plain]
+    out += [f"        self.{a}[:] = s.{a}" for a in arrays]
+    out += ["", "    def set_valid(self):", "        if not self._v:"]
+    out += [f"            self.{f} = 0" for f in plain]
+    out += [f"            self.{a}[:] = 0" for a in arrays]
+    out += ["            self._v = True"]
+    out += ["", "    def values(self):", "        return (" + "".join(f"self.{f}, " for f in fields) + ")"]
+    out += ["", "    def set_values(self, vals):", "        (" + "".join(f"self.{f}, " for f in fields) + ") = vals",
+            "        self._v = True"]
+    out += ["", "    def __repr__(self):",
+            f"        return '{t.name}(' + ('valid' if self._v else 'invalid') + ', ' + repr(self.values()) + ')'",
+            ""]
+    for i, f in enumerate(fields):
+        if i in in_run:
+            first, j = in_run[i]
+            out.append(f"    {f} = _vx.RunField('_r{first}', {j})")
+    out += ["", ""]
+    out += _codecs(name, t, runs)
+    return out
+
+
+def _codecs(name: str, t: HeaderT, runs: dict[int, tuple[int, int]]) -> list[str]:
+    """`x_<T>(o, d, p)` and `e_<T>(o)`: runs with numpy, the byte-aligned stretches between them as big ints."""
+    ext = [f"def x_{name}(o, d, p):"]
+    parts: list[str] = []
+    offset = 0  # bits
+    i = 0
+    n = len(t.fields)
+    while i < n:
+        if i in runs:
+            count, w = runs[i]
+            ext.append(f"    o._r{i} = _vx.decode(d, p + {offset // 8}, {count}, {w})")
+            parts.append(f"_vx.encode(o._r{i}, {w})")
+            offset += count * w
+            i += count
+            continue
+        j = i
+        seg: list[tuple[str, int, bool]] = []
+        while j < n and j not in runs:
+            fname, ft = t.fields[j]
+            seg.append((pyname(fname), width_of(ft) or 0, isinstance(underlying(ft), BoolT)))
+            j += 1
+        total = sum(w for _, w, _ in seg)
+        nb = total // 8
+        start = offset // 8
+        ext.append(f"    v = _ifb(d[p + {start}:p + {start + nb}], 'big')")
+        shift = total
+        emit_terms = []
+        for f, w, is_bool in seg:
+            shift -= w
+            value = f"((v >> {shift}) & {hex((1 << w) - 1)})"
+            ext.append(f"    o.{f} = {'bool(' + value + ')' if is_bool else value}")
+            term = f"int(o.{f})" if is_bool else f"o.{f}"
+            emit_terms.append(term if shift == 0 else f"({term} << {shift})")
+        parts.append(f"({' | '.join(emit_terms)}).to_bytes({nb}, 'big')")
+        offset += total
+        i = j
+    ext += ["    o._v = True", "", ""]
+    emit = [f"def e_{name}(o):", f"    return b''.join(({''.join(p + ', ' for p in parts)}))", "", ""]
+    return ext + emit
+
+
+def _walk(e: Any) -> Iterator[ast.Node]:
+    if isinstance(e, ast.Node):
+        yield e
+        for f in dataclasses.fields(e):
+            if f.name != "loc":
+                yield from _walk(getattr(e, f.name))
+    elif isinstance(e, tuple):
+        for x in e:
+            yield from _walk(x)
+
+
+# ------------------------------------------------------------------------------------------------- the matcher
+def _is_register(var: Any) -> bool:
+    return (isinstance(var, Var) and var.kind == "instance" and isinstance(var.type, ExternT)
+            and var.type.name == "register")
+
+
+class _Matcher:
+    """Structural equality of two statements up to the lane slots: register instance names and header fields.
+    `slots` receives (template node, lane node) for every slot, in traversal order, equal or not."""
+
+    def __init__(self, g: BlockGen) -> None:
+        self.typed = g.typed
+
+    def same(self, a: Any, b: Any, slots: list[tuple[Any, Any]], local_map: dict[Var, Var]) -> bool:
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, ast.Name):
+            ra, rb = self.typed.refs.get(a), self.typed.refs.get(b)
+            if _is_register(ra) and _is_register(rb):
+                slots.append((a, b))
+                return True
+            if ra is rb:
+                return ra is not None or a.name == b.name
+            return isinstance(ra, Var) and local_map.get(ra) is rb
+        if isinstance(a, ast.Member) and self._is_field(a):
+            if not self._is_field(b):
+                return False
+            slots.append((a, b))
+            return self.same(a.expr, b.expr, slots, local_map)
+        if isinstance(a, ast.Node):
+            for f in dataclasses.fields(a):
+                if f.name == "loc":
+                    continue
+                if not self.same(getattr(a, f.name), getattr(b, f.name), slots, local_map):
+                    return False
+            if isinstance(a, ast.VariableDeclaration):
+                va, vb = self.typed.decl_vars.get(a), self.typed.decl_vars.get(b)
+                if va is None or vb is None or va.type != vb.type:
+                    return False
+                local_map[va] = vb
+            return True
+        if isinstance(a, tuple):
+            return len(a) == len(b) and all(self.same(x, y, slots, local_map) for x, y in zip(a, b, strict=True))
+        return bool(a == b)
+
+    def _is_field(self, e: ast.Member) -> bool:
+        t = self.typed.types.get(e.expr)
+        return isinstance(t, HeaderT) and any(f == e.member for f, _ in t.fields)
+
+
+def run_length(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> tuple[int, list[list[tuple[Any, Any]]]]:
+    """How many statements from `i` are lanes of `stmts[i]`, and each lane's slots."""
+    m = _Matcher(g)
+    template = stmts[i]
+    own: list[tuple[Any, Any]] = []
+    m.same(template, template, own, {})
+    lanes = [own]
+    j = i + 1
+    while j < len(stmts):
+        slots: list[tuple[Any, Any]] = []
+        if not m.same(template, stmts[j], slots, {}) or len(slots) != len(own):
+            break
+        lanes.append(slots)
+        j += 1
+    return j - i, lanes
+
+
+# ------------------------------------------------------------------------------------------------- the emitter
+@dataclass
+class _V:
+    """A translated expression: `inv` (a scalar, as scalar code holds it: unsigned patterns), `vec` (a fresh lane
+    vector) or `view` (a lane vector aliasing a field run or a register store: copy before keeping it)."""
+
+    code: str
+    kind: str
+    t: P4Type
+
+
+@dataclass
+class _FieldSlot:
+    base: str
+    run: str
+    lo: int
+    hi: int
+    t: BitsT
+    header: str
+    indexes: tuple[int, ...]
+
+
+@dataclass
+class _RegSlot:
+    store: str
+    cols: str
+    size: int
+    t: BitsT
+    names: tuple[str, ...]
+
+
+def _bits(t: P4Type) -> BitsT | None:
+    u = underlying(t)
+    return u if isinstance(u, BitsT) and 0 < u.width <= 32 else None
+
+
+def _dtype(t: P4Type) -> str:
+    if isinstance(underlying(t), BoolT):
+        return "_vx.bool_"
+    b = _bits(t)
+    if b is None:
+        raise Reject(f"values of type {t} are not vectorised")
+    c = 8 if b.width <= 8 else 16 if b.width <= 16 else 32
+    return f"_vx.{'i' if b.signed else 'u'}{c}"
+
+
+def _container(b: BitsT) -> int:
+    return 8 if b.width <= 8 else 16 if b.width <= 16 else 32
+
+
+class _Emitter:
+    """Translates one template statement for k lanes into vector code on `g` (raises Reject, emitting garbage that
+    the caller rolls back)."""
+
+    def __init__(self, g: BlockGen, lanes: list[list[tuple[Any, Any]]], gid: int) -> None:
+        self.g = g
+        self.typed = g.typed
+        self.k = len(lanes)
+        self.gid = gid
+        self.mask: str | None = None
+        self.local: dict[Var, tuple[str, P4Type]] = {}
+        self.fields: dict[int, _FieldSlot] = {}
+        self.regs: dict[int, _RegSlot] = {}
+        self.shared_fields: set[int] = set()
+        self.writes: dict[str, int] = {}
+        self.reads: set[str] = set()
+        self.new_stores: list[tuple[str, tuple[str, ...]]] = []
+        self.new_runs: list[tuple[HeaderT, set[int]]] = []
+        self.counter = 0
+        self._slots(lanes)
+
+    # ---------------------------------------------------------------------------------------------- slots
+    def _slots(self, lanes: list[list[tuple[Any, Any]]]) -> None:
+        g = self.g
+        field_lanes: dict[tuple[str, str], list[int]] = {}  # (header code, field) -> lanes using it, per slot
+        for s, (tnode, _) in enumerate(lanes[0]):
+            nodes = [lane[s][1] for lane in lanes]
+            if isinstance(tnode, ast.Name):
+                self.regs[id(tnode)] = self._reg_slot([self.typed.refs[n] for n in nodes], tnode)
+                continue
+            members = [n.member for n in nodes]
+            base = g.x.expr(tnode.expr)
+            if len(set(members)) == 1:
+                self.shared_fields.add(id(tnode))
+                field_lanes.setdefault((base, members[0]), []).append(-1)
+                continue
+            t = self.typed.types[tnode.expr]
+            assert isinstance(t, HeaderT)
+            names = [f for f, _ in t.fields]
+            idx = [names.index(m) for m in members]
+            if idx != list(range(idx[0], idx[0] + self.k)):
+                raise Reject("the lanes' fields are not consecutive fields of the header in lane order")
+            types = {self.typed.types[n] for n in nodes}
+            if len(types) != 1:
+                raise Reject("the lanes' fields differ in type")
+            ft = _bits(next(iter(types)))
+            run = field_run(t, idx[0])
+            if ft is None or run is None or run[0] + run[1] < idx[-1] + 1:
+                raise Reject("the lanes' fields are not one byte-aligned run of 8/16/32-bit fields")
+            first = run[0]
+            self.fields[id(tnode)] = _FieldSlot(base, f"_r{first}", idx[0] - first, idx[0] - first + self.k, ft,
+                                                class_name(t), tuple(idx))
+            self.new_runs.append((t, set(idx)))
+            for lane, m in enumerate(members):
+                field_lanes.setdefault((base, m), []).append(lane)
+        for (base, m), users in field_lanes.items():
+            if len(set(users)) > 1:
+                raise Reject(f"lanes depend on each other through {base}.{m}")
+
+    def _reg_slot(self, regs: list[Var], node: ast.Node) -> _RegSlot:
+        g = self.g
+        if len(set(map(id, regs))) != len(regs):
+            raise Reject("two lanes use the same register array")
+        elems = {r.type.args[0] if isinstance(r.type, ExternT) and r.type.args else None for r in regs}
+        sizes = {g.mod.instance_size(r) for r in regs}
+        if len(elems) != 1 or len(sizes) != 1:
+            raise Reject("the lanes' register arrays differ in element type or size")
+        elem = next(iter(elems))
+        bt = _bits(elem) if elem is not None else None
+        if bt is None:
+            raise Reject("register elements wider than 32 bits (or not bit<W>/int<W>) are not vectorised")
+        names = tuple(qualify(g.mod.owner_block(g.block, r.node).prefix, r.node) for r in regs)
+        vectors = module_vectors(g.mod)
+        placed = [vectors.stores.get(n) for n in names]
+        pending = {n: (b, i) for b, ns in self.new_stores for i, n in enumerate(ns)}
+        if all(p is None for p in placed) and not any(n in pending for n in names):
+            binding = f"VS{len(vectors.stores) + len(self.new_stores)}_{self.gid}"
+            self.new_stores.append((binding, names))
+            return _RegSlot(binding, f"0:{len(names)}", next(iter(sizes)), bt, names)
+        cols: list[int] = []
+        stores = set()
+        for n, p in zip(names, placed, strict=True):
+            if p is not None:
+                stores.add(p[0].binding)
+                cols.append(p[1])
+            elif n in pending:
+                stores.add(pending[n][0])
+                cols.append(pending[n][1])
+            else:
+                raise Reject("the lanes' register arrays are split between vector stores")
+        if len(stores) != 1:
+            raise Reject("the lanes' register arrays are split between vector stores")
+        binding = next(iter(stores))
+        if cols != list(range(cols[0], cols[0] + len(cols))):
+            raise Reject("the lanes' register arrays are not consecutive columns of their vector store")
+        return _RegSlot(binding, f"{cols[0]}:{cols[0] + len(cols)}", next(iter(sizes)), bt, names)
+
+    # ------------------------------------------------------------------------------------------- helpers
+    def tmp(self, hint: str) -> str:
+        self.counter += 1
+        return f"_{hint}{self.gid}_{self.counter}"
+
+    def w(self, line: str) -> None:
+        self.g.w(line)
+
+    def is_lane(self, e: ast.Node) -> bool:
+        """Whether `e` depends on the lane (a lane local, a lane field, a lane register)."""
+        if isinstance(e, ast.Name):
+            ref = self.typed.refs.get(e)
+            return ref in self.local or id(e) in self.regs
+        if isinstance(e, ast.Member) and id(e) in self.fields:
+            return True
+        if isinstance(e, ast.Node):
+            for f in dataclasses.fields(e):
+                if f.name == "loc":
+                    continue
+                v = getattr(e, f.name)
+                if isinstance(v, ast.Node) and self.is_lane(v):
+                    return True
+                if isinstance(v, tuple) and any(isinstance(x, ast.Node) and self.is_lane(x) for x in v):
+                    return True
+        return False
+
+    def invariant(self, e: ast.Expression) -> _V:
+        """A lane-invariant expression, in scalar code; only pure expressions (isValid is the one call)."""
+        self._check_pure(e)
+        mark = len(self.g.lines)
+        code = self.g.x.expr(e)
+        if len(self.g.lines) != mark:
+            raise Reject("an invariant expression needs statements of its own")
+        return _V(code, "inv", self.typed.types[e])
+
+    def _check_pure(self, e: ast.Node) -> None:
+        for node in _walk(e):
+            if isinstance(node, ast.Call):
+                info = self.typed.calls.get(node)
+                if info is None or not (info.kind == "header_method" and info.name == "isValid"):
+                    raise Reject("a call inside the run")
+        self._collect_reads(e, top=True)
+
+    def _collect_reads(self, e: Any, *, top: bool) -> None:
+        """Record the locations an invariant expression reads: whole access paths (`p_m.keep`), not their bases."""
+        if isinstance(e, (ast.Name, ast.Member)):
+            if top and not isinstance(self.typed.types.get(e), ExternT):
+                with contextlib.suppress(Exception):
+                    self.reads.add(self.g.x.expr(e))
+            if isinstance(e, ast.Member):
+                self._collect_reads(e.expr, top=False)
+            return
+        if isinstance(e, ast.Index):
+            self._collect_reads(e.expr, top=top)
+            self._collect_reads(e.index, top=True)
+            return
+        if isinstance(e, ast.Node):
+            for f in dataclasses.fields(e):
+                if f.name != "loc":
+                    self._collect_reads(getattr(e, f.name), top=True)
+        elif isinstance(e, tuple):
+            for x in e:
+                self._collect_reads(x, top=True)
+
+    def num(self, v: _V, t: P4Type) -> str:
+        """An operand as the number numpy should see: invariant `int<W>` patterns are sign-extended."""
+        b = _bits(t)
+        if v.kind != "inv" or b is None or not b.signed:
+            return v.code
+        if v.code.isdigit():
+            s = 1 << (b.width - 1)
+            return str((int(v.code) ^ s) - s)
+        return f"_vx.sx({v.code}, {b.width})"
+
+    def lanevec(self, v: _V) -> str:
+        """A value to keep in a lane local: a fresh array of the lane count."""
+        if v.kind == "inv":
+            return f"_vx.full({self.k}, {self.num(v, v.t)}, {_dtype(v.t)})"
+        if v.kind == "view":
+            return f"{v.code}.copy()"
+        return v.code
+
+    def to_pattern(self, v: _V, b: BitsT) -> str:
+        """A value as the unsigned patterns a field run or register store holds (invariants already are)."""
+        if v.kind == "inv":
+            return v.code
+        if not b.signed and b.width == _container(b):
+            return v.code
+        return f"_vx.pattern({v.code}, {b.width})"
+
+    # ------------------------------------------------------------------------------------------- expressions
+    def expr(self, e: ast.Expression) -> _V:
+        if not self.is_lane(e):
+            return self.invariant(e)
+        t = self.typed.types[e]
+        if isinstance(e, ast.Name):
+            ref = self.typed.refs.get(e)
+            if isinstance(ref, Var) and ref in self.local:
+                return _V(self.local[ref][0], "vec", t)
+            raise Reject("a register used as a value")
+        if isinstance(e, ast.Member):
+            fs = self.fields[id(e)]
+            code = f"{fs.base}.{fs.run}[{fs.lo}:{fs.hi}]"
+            if fs.t.signed:
+                code = f"_vx.value({code}, {fs.t.width}, True)"
+            return _V(code, "view", t)
+        if isinstance(e, ast.Call):
+            return self.read_call(e)
+        if isinstance(e, ast.BinaryOp):
+            return self.binary(e, t)
+        if isinstance(e, ast.UnaryOp):
+            a = self.expr(e.operand)
+            if e.op == "!":
+                return _V(f"(~{a.code})", "vec", t)
+            b = _bits(t)
+            if b is None:
+                raise Reject(f"unary {e.op} on {t}")
+            if e.op == "~":
+                if b.signed or b.width == _container(b):
+                    return _V(f"(~{a.code})", "vec", t)
+                return _V(f"({a.code} ^ {hex((1 << b.width) - 1)})", "vec", t)
+            if e.op == "-":
+                return self.normed(f"(-{a.code})", b, t)
+            return a
+        if isinstance(e, ast.Cast):
+            return self.cast(e, t)
+        if isinstance(e, ast.Slice):
+            a = self.expr(e.expr)
+            src = _bits(self.typed.types[e.expr])
+            if src is None:
+                raise Reject("slice of a non-bit value")
+            hi = int(self.typed.consts[e.hi])
+            lo = int(self.typed.consts[e.lo])
+            b = _bits(t)
+            assert b is not None
+            pat = f"_vx.pattern({a.code}, {src.width})" if src.signed else a.code
+            code = f"(({pat} >> {lo}) & {hex((1 << (hi - lo + 1)) - 1)})"
+            if _container(b) != _container(src):
+                code = f"{code}.astype({_dtype(b)})"
+            return _V(code, "vec", t)
+        if isinstance(e, ast.Ternary):
+            c = self.expr(e.cond)
+            x = self.expr(e.then)
+            y = self.expr(e.else_)
+            return _V(f"_vx.where({c.code}, {self.num(x, t)}, {self.num(y, t)}).astype({_dtype(t)})", "vec", t)
+        raise Reject(f"{type(e).__name__} per lane")
+
+    def normed(self, code: str, b: BitsT, t: P4Type) -> _V:
+        if b.width == _container(b):
+            return _V(code, "vec", t)
+        return _V(f"_vx.norm({code}, {b.width}, {b.signed})", "vec", t)
+
+    def binary(self, e: ast.BinaryOp, t: P4Type) -> _V:
+        op = e.op
+        lt = self.typed.types[e.left]
+        if op in ("<<", ">>"):
+            if self.is_lane(e.right):
+                raise Reject("a shift by a per-lane amount")
+            a = self.expr(e.left)
+            k = self.invariant(e.right).code
+            b = _bits(t)
+            assert b is not None
+            fn = "shl" if op == "<<" else "shr"
+            return _V(f"_vx.{fn}({a.code}, {k}, {b.width}, {b.signed})", "vec", t)
+        a = self.expr(e.left)
+        c = self.expr(e.right)
+        if op in ("&&", "||"):
+            return _V(f"({a.code} {'&' if op == '&&' else '|'} {c.code})", "vec", t)
+        if isinstance(underlying(lt), BoolT) and op in ("==", "!="):
+            return _V(f"({a.code} {op} {c.code})", "vec", t)
+        if _bits(lt) is None:
+            raise Reject(f"operator {op} on {lt}")
+        x, y = self.num(a, lt), self.num(c, lt)
+        if op in ("==", "!=", "<", ">", "<=", ">="):
+            return _V(f"({x} {op} {y})", "vec", t)
+        b = _bits(t)
+        if b is None:
+            raise Reject(f"operator {op} giving {t}")
+        if op in ("&", "|", "^"):
+            return _V(f"({x} {op} {y})", "vec", t)
+        if op in ("+", "-", "*"):
+            return self.normed(f"({x} {op} {y})", b, t)
+        if op in ("|+|", "|-|"):
+            fn = "sat_add" if op == "|+|" else "sat_sub"
+            return _V(f"_vx.{fn}({x}, {y}, {b.width}, {b.signed}, {_dtype(t)})", "vec", t)
+        raise Reject(f"operator {op} per lane")
+
+    def cast(self, e: ast.Cast, t: P4Type) -> _V:
+        """The target's W2-bit pattern is the source number mod 2^W2 (sign-extension of int<W> when widening comes
+        for free): convert the container (numpy wraps modulo), then mask or sign-extend when W2 is narrower than
+        its container and the value may be out of the target's range."""
+        st = self.typed.types[e.expr]
+        a = self.expr(e.expr)
+        ut, us = underlying(t), underlying(st)
+        if isinstance(ut, BoolT):
+            if isinstance(us, BoolT):
+                return a
+            return _V(f"({a.code} != 0)", "vec", t)
+        dst = _bits(t)
+        if dst is None:
+            raise Reject(f"cast to {t}")
+        if isinstance(us, BoolT):
+            return _V(f"{a.code}.astype({_dtype(t)})", "vec", t)
+        src = _bits(st)
+        if src is None:
+            raise Reject(f"cast from {st}")
+        if src == dst:
+            return a
+        cs, cd = _container(src), _container(dst)
+        if cs == cd:
+            code, kind = f"{a.code}.view({_dtype(t)})", a.kind
+        else:
+            code, kind = f"{a.code}.astype({_dtype(t)})", "vec"
+        in_range = dst.width > src.width and (dst.signed or not src.signed)
+        if not in_range and dst.width < cd:
+            return _V(f"_vx.norm({code}, {dst.width}, {dst.signed})", "vec", t)
+        return _V(code, kind if a.kind != "inv" else "vec", t)
+
+    def read_call(self, e: ast.Call) -> _V:
+        info = self.typed.calls.get(e)
+        if info is None or info.kind != "extern_method" or info.name != "read" or len(info.params) != 1:
+            raise Reject("a call inside the run")
+        assert info.receiver is not None
+        rs = self.regs[id(info.receiver)]
+        idx = self.index(info.args[0].value if info.args[0] is not None else None)
+        zero = f"_vx.zeros({self.k}, {_dtype(rs.t)})"
+        code = f"({self.reg_value(rs, idx)} if {idx} < {rs.size} else {zero})"
+        return _V(code, "view", self.typed.types[e])
+
+    def reg_value(self, rs: _RegSlot, idx: str) -> str:
+        code = f"{rs.store}[{idx}, {rs.cols}]"
+        if rs.t.signed:
+            code = f"_vx.value({code}, {rs.t.width}, True)"
+        return code
+
+    def index(self, e: ast.Expression | None) -> str:
+        if e is None or self.is_lane(e):
+            raise Reject("a register index that differs between lanes")
+        code = self.invariant(e).code
+        if code.replace("_", "").replace(".", "").isalnum():
+            return code
+        name = self.tmp("i")
+        self.w(f"{name} = {code}")
+        return name
+
+    # -------------------------------------------------------------------------------------------- statements
+    def stmt(self, st: ast.Statement) -> None:
+        if isinstance(st, ast.BlockStatement):
+            for s in st.statements:
+                self.stmt(s)
+        elif isinstance(st, ast.EmptyStatement):
+            pass
+        elif isinstance(st, ast.VariableDeclaration):
+            var = self.typed.decl_vars[st]
+            name = self.tmp("l")
+            dtype = _dtype(var.type)
+            self.local[var] = (name, var.type)
+            if st.init is None:
+                self.w(f"{name} = _vx.zeros({self.k}, {dtype})")
+            else:
+                self.w(f"{name} = {self.lanevec(self.expr(st.init))}")
+        elif isinstance(st, ast.AssignmentStatement):
+            self.assign(st.left, st.right)
+        elif isinstance(st, ast.IfStatement):
+            self.if_stmt(st)
+        elif isinstance(st, ast.MethodCallStatement):
+            self.call(st.call)
+        else:
+            raise Reject(f"{type(st).__name__} inside the run")
+
+    def store_lane(self, left: ast.Expression, v: _V) -> None:
+        """Write a value into a lane location (a lane local or a lane field), under the current mask."""
+        if isinstance(left, ast.Name):
+            var = self.typed.refs.get(left)
+            assert isinstance(var, Var)
+            name, t = self.local[var]
+            value = self.lanevec(v) if self.mask is None else f"_vx.where({self.mask}, {self.num(v, t)}, {name})"
+            self.w(f"{name} = {value}")
+            return
+        assert isinstance(left, ast.Member)
+        fs = self.fields[id(left)]
+        target = f"{fs.base}.{fs.run}[{fs.lo}:{fs.hi}]"
+        value = self.to_pattern(v, fs.t)
+        if self.mask is not None:
+            value = f"_vx.where({self.mask}, {value}, {target})"
+        self.w(f"{target} = {value}")
+
+    def assign(self, left: ast.Expression, right: ast.Expression) -> None:
+        if isinstance(left, ast.Name) and self.typed.refs.get(left) in self.local:
+            self.store_lane(left, self.expr(right))
+            return
+        if isinstance(left, ast.Member) and id(left) in self.fields:
+            self.store_lane(left, self.expr(right))
+            return
+        if self.is_lane(left) or not isinstance(left, (ast.Name, ast.Member)):
+            raise Reject("an assignment to a location the lanes share")
+        if id(left) in self.shared_fields or (isinstance(left, ast.Member) and self._header_field(left)):
+            raise Reject("an assignment to a header field the lanes share")
+        target = self.g.x.expr(left)
+        self.writes[target] = self.writes.get(target, 0) + 1
+        t = self.typed.types[left]
+        if not self.is_lane(right):
+            # a flag: every lane (under the mask) writes the same invariant value
+            value = self.invariant(right).code
+            if self.mask is None:
+                self.g.store(left, value)
+            else:
+                self.w(f"if {self.mask}.any():")
+                self.g.level += 1
+                self.g.store(left, value)
+                self.g.level -= 1
+            return
+        # an accumulator: x = x op e (or e op x) with op + | ^
+        if not (isinstance(right, ast.BinaryOp) and right.op in ("+", "|", "^")):
+            raise Reject("a per-lane value assigned to a location the lanes share")
+        b = _bits(t)
+        if b is None:
+            raise Reject("an accumulator that is not bit<W>/int<W>")
+        if not self.is_lane(right.left) and self._code(right.left) == target:
+            other = right.right
+        elif not self.is_lane(right.right) and self._code(right.right) == target:
+            other = right.left
+        else:
+            raise Reject("a per-lane value assigned to a location the lanes share")
+        v = self.expr(other)
+        fn = {"+": "rsum", "|": "ror", "^": "rxor"}[right.op]
+        masked = f", {self.mask}" if self.mask is not None else ""
+        self.g.store(left, f"(({target} {right.op} _vx.{fn}({v.code}{masked})) & {hex((1 << b.width) - 1)})")
+
+    def _header_field(self, e: ast.Member) -> bool:
+        return isinstance(self.typed.types.get(e.expr), HeaderT)
+
+    def _code(self, e: ast.Expression) -> str | None:
+        try:
+            mark = len(self.g.lines)
+            code = self.g.x.expr(e)
+            del self.g.lines[mark:]
+            return code
+        except Exception:
+            return None
+
+    def if_stmt(self, st: ast.IfStatement) -> None:
+        c = self.typed.consts.get(st.cond)
+        if isinstance(c, bool):
+            chosen = st.then if c else st.else_
+            if chosen is not None:
+                self.stmt(chosen)
+            return
+        if not self.is_lane(st.cond):
+            cond = self.invariant(st.cond).code
+            self.w(f"if {cond}:")
+            self._branch(st.then)
+            if st.else_ is not None:
+                self.w("else:")
+                self._branch(st.else_)
+            return
+        cv = self.expr(st.cond)
+        outer = self.mask
+        m_then = self.tmp("m")
+        self.w(f"{m_then} = {cv.code}" if outer is None else f"{m_then} = {outer} & {cv.code}")
+        m_else = None
+        if st.else_ is not None:
+            m_else = self.tmp("m")
+            self.w(f"{m_else} = ~{cv.code}" if outer is None else f"{m_else} = {outer} & ~{cv.code}")
+        self.mask = m_then
+        self.stmt(st.then)
+        if st.else_ is not None:
+            self.mask = m_else
+            self.stmt(st.else_)
+        self.mask = outer
+
+    def _branch(self, st: ast.Statement) -> None:
+        self.g.level += 1
+        mark = len(self.g.lines)
+        self.stmt(st)
+        if len(self.g.lines) == mark:
+            self.w("pass")
+        self.g.level -= 1
+
+    def call(self, call: ast.Call) -> None:
+        info = self.typed.calls.get(call)
+        if info is None or info.kind != "extern_method" or info.receiver is None or id(info.receiver) not in self.regs:
+            raise Reject("a call inside the run")
+        rs = self.regs[id(info.receiver)]
+        args = [a.value if a is not None else None for a in info.args]
+        if info.name == "read" and len(args) == 2:
+            dst, index = args
+            assert dst is not None
+            idx = self.index(index)
+            self.w(f"if {idx} < {rs.size}:")
+            self.g.level += 1
+            if not ((isinstance(dst, ast.Name) and self.typed.refs.get(dst) in self.local)
+                    or (isinstance(dst, ast.Member) and id(dst) in self.fields)):
+                raise Reject("a register read into a location the lanes share")
+            self.store_lane(dst, _V(self.reg_value(rs, idx), "view", rs.t))
+            self.g.level -= 1
+            return
+        if info.name == "write" and len(args) == 2:
+            index, value = args
+            assert value is not None
+            idx = self.index(index)
+            v = self.expr(value)
+            target = f"{rs.store}[{idx}, {rs.cols}]"
+            code = self.to_pattern(v, rs.t)
+            if self.mask is not None:
+                code = f"_vx.where({self.mask}, {code}, {target})"
+            self.w(f"if {idx} < {rs.size}:")
+            self.w(f"    {target} = {code}")
+            return
+        raise Reject(f"register.{info.name} inside the run")
+
+    # -------------------------------------------------------------------------------------------- checks
+    def check(self) -> None:
+        for target, n in self.writes.items():
+            if n > 1:
+                raise Reject(f"{target} is written by more than one statement of the lane")
+            for r in self.reads:
+                if r == target or r.startswith(target + ".") or target.startswith(r + "."):
+                    raise Reject(f"{target} is written by one lane and read by the others")
+
+
+def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> int:
+    """Emit statements `stmts[i:]` that form a run of lanes as vector code; returns how many statements were
+    consumed (0: not a run, the caller emits `stmts[i]` as scalar code). A run that cannot be vectorised is emitted
+    here as scalar code, so its lanes are not matched again one by one."""
+    if not _enabled[-1]:
+        return 0
+    k, lanes = run_length(g, stmts, i)
+    if k < MIN_LANES:
+        return 0
+    vectors = module_vectors(g.mod)
+    mark, level, bindings = len(g.lines), g.level, len(g.mod.bindings)
+    try:
+        vectors.groups += 1
+        em = _Emitter(g, lanes, vectors.groups)
+        em.stmt(stmts[i])
+        em.check()
+    except Reject as exc:
+        del g.lines[mark:]
+        del g.mod.bindings[bindings:]
+        g.level = level
+        vectors.log.append((k, str(exc)))
+        for st in stmts[i:i + k]:
+            g.stmt(st)
+        return k
+    commit(g.mod, em)
+    vectors.log.append((k, "vectorised"))
+    return k
+
+
+def commit(mod: ModuleGen, em: _Emitter) -> None:
+    """Make the run's stores and header runs part of the module: stores are bound first in `build(rt)` (before any
+    scalar binding of their registers' cells), header runs change their type's class (layout hook)."""
+    vectors = module_vectors(mod)
+    for binding, names in em.new_stores:
+        store = _Store(binding, names)
+        for col, n in enumerate(names):
+            vectors.stores[n] = (store, col)
+        mod.bindings.insert(0, f"{binding} = S.register_store({names!r})")
+    for t, idx in em.new_runs:
+        name = class_name(t)
+        entry = vectors.runs.setdefault(name, (t, set()))
+        entry[1].update(idx)
+        mod.layout.custom[name] = functools.partial(header_source, name, t, entry[1])
+    mod.layout.prelude = ["import p4switch.runtime.vecops as _vx", ""]
+
+
+__all__ = ["MIN_LANES", "Reject", "disabled", "emit_vector_run", "field_run", "header_source", "module_vectors"]

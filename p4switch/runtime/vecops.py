@@ -1,0 +1,154 @@
+"""The numpy operations vectorised pipeline code calls (p4switch/codegen/vector.py writes the calls).
+
+Generated modules import this module, never numpy itself, so the audited vocabulary of generated code
+(`p4switch/codegen/audit.py`) stays small: dtypes, a handful of array constructors and the BMv2 integer semantics
+numpy does not have built in (shifts by the width or more, saturating arithmetic, widths that are not 8/16/32 bits).
+
+Conventions (docs/compiler.md, "The vectoriser"): a lane vector of a `bit<W>`/`int<W>` value (W <= 32) is a 1-D
+array of the smallest of uint8/16/32 (int8/16/32 for `int<W>`) holding the value itself: unsigned values in
+[0, 2^W), signed ones sign-extended. Packet field runs and register stores hold unsigned bit patterns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+u8, u16, u32 = np.uint8, np.uint16, np.uint32
+i8, i16, i32, i64 = np.int8, np.int16, np.int32, np.int64
+bool_ = np.bool_
+where = np.where
+zeros = np.zeros
+full = np.full
+
+_U: dict[int, np.dtype[Any]] = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32)}
+_S: dict[int, np.dtype[Any]] = {8: np.dtype(np.int8), 16: np.dtype(np.int16), 32: np.dtype(np.int32)}
+_BE: dict[int, np.dtype[Any]] = {8: np.dtype(">u1"), 16: np.dtype(">u2"), 32: np.dtype(">u4")}
+
+
+def container(width: int) -> int:
+    """Bits of the numpy integer that holds a W-bit value."""
+    return 8 if width <= 8 else 16 if width <= 16 else 32
+
+
+def decode(data: Any, offset: int, count: int, width: int) -> np.ndarray:
+    """`count` big-endian W-bit fields starting at byte `offset` of a packet, as a native unsigned array (a copy)."""
+    return np.frombuffer(data, _BE[width], count, offset).astype(_U[width])
+
+
+def encode(values: np.ndarray, width: int) -> bytes:
+    """The wire bytes of a run of W-bit fields (big-endian)."""
+    return values.astype(_BE[width]).tobytes()
+
+
+def norm(a: np.ndarray, width: int, signed: bool) -> np.ndarray:
+    """Bring a container-width result back to a W-bit value: mask (unsigned) or sign-extend from bit W-1."""
+    c = a.dtype.itemsize * 8
+    if width == c:
+        return a.view(_S[c] if signed else _U[c])
+    if signed:
+        k = c - width
+        return (a.view(_U[c]) << k).view(_S[c]) >> k
+    return a.view(_U[c]) & ((1 << width) - 1)
+
+
+def pattern(a: np.ndarray, width: int) -> np.ndarray:
+    """The unsigned W-bit patterns of a lane vector (what a field run or a register store holds)."""
+    c = a.dtype.itemsize * 8
+    u = a.view(_U[c])
+    return u if width == c else u & ((1 << width) - 1)
+
+
+def value(a: np.ndarray, width: int, signed: bool) -> np.ndarray:
+    """Stored unsigned patterns as lane values of `bit<W>` (as they are) or `int<W>` (sign-extended)."""
+    if not signed:
+        return a
+    c = a.dtype.itemsize * 8
+    s = a.view(_S[c])
+    if width == c:
+        return s
+    k = c - width
+    return (a << k).view(_S[c]) >> k
+
+
+def sx(v: int, width: int) -> int:
+    """An invariant scalar `int<W>` (an unsigned pattern in scalar code) as the number it stands for."""
+    s = 1 << (width - 1)
+    return (v ^ s) - s
+
+
+def shl(a: np.ndarray, k: int, width: int, signed: bool) -> np.ndarray:
+    """`a << k` for a run-time invariant k: zero when k >= W (BMv2), else the low W bits."""
+    if k >= width:
+        return np.zeros_like(a)
+    c = a.dtype.itemsize * 8
+    return norm(a.view(_U[c]) << k, width, signed)
+
+
+def shr(a: np.ndarray, k: int, width: int, signed: bool) -> np.ndarray:
+    """`a >> k`: arithmetic for `int<W>` (k >= W gives 0 or -1), logical for `bit<W>` (k >= W gives 0)."""
+    c = a.dtype.itemsize * 8
+    if signed:
+        return a >> min(k, c - 1)
+    if k >= width:
+        return np.zeros_like(a)
+    return a >> k
+
+
+def sat_add(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
+    """`a |+| b` (either side may be an invariant scalar), computed in int64 and clamped to the type's range."""
+    r = np.asarray(a, dtype=np.int64) + b
+    if signed:
+        return np.clip(r, -(1 << (width - 1)), (1 << (width - 1)) - 1).astype(dtype)
+    return np.minimum(r, (1 << width) - 1).astype(dtype)
+
+
+def sat_sub(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
+    """`a |-| b`: clamped at the type's minimum (0 for `bit<W>`) and maximum."""
+    r = np.asarray(a, dtype=np.int64) - b
+    if signed:
+        return np.clip(r, -(1 << (width - 1)), (1 << (width - 1)) - 1).astype(dtype)
+    return np.maximum(r, 0).astype(dtype)
+
+
+def rsum(a: np.ndarray, mask: np.ndarray | None = None) -> int:
+    """Sum of the lanes (of the masked lanes) as a Python int: the caller keeps it mod 2^W."""
+    if mask is not None:
+        a = a[mask]
+    return int(a.sum(dtype=np.int64))
+
+
+def ror(a: np.ndarray, mask: np.ndarray | None = None) -> int:
+    """Bitwise OR of the lanes (of the masked lanes)."""
+    if mask is not None:
+        a = a[mask]
+    return int(np.bitwise_or.reduce(a)) if a.size else 0
+
+
+def rxor(a: np.ndarray, mask: np.ndarray | None = None) -> int:
+    """Bitwise XOR of the lanes (of the masked lanes)."""
+    if mask is not None:
+        a = a[mask]
+    return int(np.bitwise_xor.reduce(a)) if a.size else 0
+
+
+class RunField:
+    """A header field that lives in a numpy run (`o._r<k>[i]`): scalar code reads and writes it as a Python int."""
+
+    __slots__ = ("index", "run")
+
+    def __init__(self, run: str, index: int) -> None:
+        self.run, self.index = run, index
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        return int(getattr(obj, self.run)[self.index])
+
+    def __set__(self, obj: Any, v: int) -> None:
+        getattr(obj, self.run)[self.index] = v
+
+
+def run_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool((a == b).all())
