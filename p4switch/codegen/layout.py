@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Callable
 
 from p4switch.frontend.types import (
     BitsT,
@@ -77,6 +78,9 @@ class LayoutBuilder:
     def __init__(self) -> None:
         self.types: dict[str, P4Type] = {}
         self.order: list[str] = []
+        # the vectoriser (codegen/vector.py) replaces some header classes and needs its runtime module imported
+        self.custom: dict[str, Callable[[], list[str]]] = {}
+        self.prelude: list[str] = []
 
     def add(self, t: P4Type) -> None:
         if isinstance(t, NewTypeT):
@@ -98,10 +102,12 @@ class LayoutBuilder:
             self.order.append(name)
 
     def source(self) -> list[str]:
-        lines: list[str] = []
+        lines: list[str] = list(self.prelude)
         for name in self.order:
             t = self.types[name]
-            if isinstance(t, StackT):
+            if name in self.custom:
+                lines += self.custom[name]()
+            elif isinstance(t, StackT):
                 lines += self._stack_class(name, t)
             elif isinstance(t, HeaderT):
                 lines += self._header_class(name, t)

@@ -58,7 +58,7 @@ def _ssat(a, b, w, neg=None):
 
 def _eq(a, b):
     if not hasattr(type(a), '__slots__'):
-        return a == b
+        return bool((a == b).all()) if hasattr(a, 'shape') else a == b
     cls = type(a)
     if cls.__name__.startswith('K_'):
         return all(_eq(x, y) for x, y in zip(a.e, b.e))
@@ -636,6 +636,8 @@ class ModuleGen:
                 self.parser(g)
             else:
                 self.control(g)
+        if self.layout.custom:  # the vectoriser moved header field runs into numpy arrays (codegen/vector.py)
+            layout_src = self.layout.source()
         header_t = self.param_type(blocks["parser"], 1)
         meta_t = self.param_type(blocks["parser"], 2)
         sm_t = self.param_type(blocks["parser"], 3)
