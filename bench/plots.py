@@ -97,7 +97,8 @@ def _bytes_label(n: float) -> str:
 # -- switch ---------------------------------------------------------------------------------------------------------
 
 _SWITCH_LABELS = {"l3_forward_file": "L3 forward\nfile mode", "aggregate_file": "aggregation\nfile mode",
-                  "l3_forward_live_veth": "L3 forward\nlive, veth"}
+                  "l3_forward_live_veth": "L3 forward\nlive, veth ring",
+                  "l3_forward_live_veth_socket": "L3 forward\nlive, per packet"}
 
 
 @figure("switch_pps")
@@ -185,13 +186,13 @@ def hostagent_train(data: dict[str, Any]) -> Figure | None:
     return fig
 
 
-# -- fabric (p4fabric.benchmarks) -----------------------------------------------------------------------------------
+# -- fabric (bench.fabric) -----------------------------------------------------------------------------------
 
 #: Keys of an `in_network_vs_ring` row per mode, and their labels; colours stay fixed per mode across panels.
 _MODES = (("in_network", "in-network"), ("ring", "ring"), ("gloo", "gloo"))
 
 
-@figure("benchmarks", "innet_vs_ring")
+@figure("fabric", "innet_vs_ring")
 def fabric_comparison(data: dict[str, Any]) -> Figure | None:
     """In-network vs ring (and gloo if measured) on the emulated fabric: time vs size, and bytes per link against
     the theory."""
@@ -233,7 +234,7 @@ def fabric_comparison(data: dict[str, Any]) -> Figure | None:
     return fig
 
 
-@figure("benchmarks", "loss")
+@figure("fabric", "loss")
 def fabric_loss(data: dict[str, Any]) -> Figure | None:
     """Loss sweep: in-network goodput and retransmissions vs link loss."""
     rows = _rows(data, "loss_sweep")
@@ -263,7 +264,7 @@ def _sweep_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     return _rows(data, "sweep")
 
 
-@figure("benchmarks", "sweep")
+@figure("fabric", "sweep")
 def fabric_sweep(data: dict[str, Any]) -> Figure | None:
     """Time and goodput vs size (one line per mode, at the largest worker count); time and bytes per host link vs
     workers (at the largest size), the latter against the ring's 2(N-1)/N."""
@@ -316,7 +317,7 @@ def fabric_sweep(data: dict[str, Any]) -> Figure | None:
     return fig
 
 
-@figure("benchmarks", "calibration")
+@figure("fabric", "calibration")
 def fabric_calibration(data: dict[str, Any]) -> Figure | None:
     """The fabric model's predictions against the emulated measurements, with the tolerance band."""
     cal: dict[str, Any] = data["calibration"] if isinstance(data.get("calibration"), dict) else {}
@@ -356,7 +357,7 @@ def fabric_calibration(data: dict[str, Any]) -> Figure | None:
 _RECOVERY_KEYS = ("recovery", "link_down_recovery", "recovery_link_down")
 
 
-@figure("benchmarks", "recovery")
+@figure("fabric", "recovery")
 def fabric_recovery(data: dict[str, Any]) -> Figure | None:
     """Step times of the runs with a fault, with the controller's recovery time."""
     runs = [(k, data[k]) for k in _RECOVERY_KEYS if isinstance(data.get(k), dict)

@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--calibrate", type=Path, metavar="MEASUREMENTS.json",
                    help="fit the model to measured runs first: host overhead, switch latency and aggregation rate; "
                         "with --cores (a software fabric), CPU per switch and host packet and the scheduling wait. "
-                        "reads the fabric benchmark's benchmarks.json from `p4ina bench`, or a list of points")
+                        "reads the fabric benchmark.s fabric.json from `p4ina bench`, or a list of points")
     p.add_argument("--out", type=Path, default=None, help="folder for model.json and model.png")
     p.add_argument("--json", action="store_true", help="print the JSON result on stdout")
     p.set_defaults(handler=run)

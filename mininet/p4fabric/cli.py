@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.add_argument("--size", type=int, default=DEMO_SIZE, metavar="ELEMENTS")
     demo.add_argument("--count", type=int, default=2, metavar="N")
     _common(demo)
-    # The settings the fabric benchmarks use (p4fabric.sweep_bench.BENCH_OPTIONS): on CPU-bound emulated switches
+    # The settings the fabric benchmarks use (bench.fabric_runs.sweep.BENCH_OPTIONS): on CPU-bound emulated switches
     # 64 slots only queue chunks, and the round trip then outgrows a short retransmission floor (spurious resends).
     demo.set_defaults(handler=main_demo, slots=32, retx_min=0.2)
 

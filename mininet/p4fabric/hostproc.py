@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hostagent.protocol import AGG_PORT
+
 VALUE_RANGE = 1000
 RING_PORT = 47000
 GLOO_PORT = 29500  # rank 0's TCP store (torch.distributed's customary MASTER_PORT)
@@ -194,7 +196,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scale", type=int, default=0, help="the job's scale exponent E (p4ina ctl job show)")
     parser.add_argument("--switch-ip", default="")
     parser.add_argument("--switch-mac", default="")
-    parser.add_argument("--udp-port", type=int, default=0xBEE0)
+    parser.add_argument("--udp-port", type=int, default=AGG_PORT, help="the worker's own UDP port")
     parser.add_argument("--timeout", type=float, default=0.05, help="first retransmission timeout (s)")
     parser.add_argument("--min-timeout", type=float, default=0.01,
                         help="floor of the adaptive retransmission timeout (s)")

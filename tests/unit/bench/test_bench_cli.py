@@ -40,7 +40,7 @@ def fakebench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def test_discover_orders_switch_pps_first_and_skips_cli(fakebench: str) -> None:
     assert discover(fakebench, ()) == [f"{fakebench}.{n}"
                                        for n in ("switch_pps", "alpha", "broken", "listy", "needsroot", "norun")]
-    assert discover(fakebench, ("p4fabric.benchmarks",))[-1] == "p4fabric.benchmarks"
+    assert discover(fakebench, ("extra.bench",))[-1] == "extra.bench"
 
 
 def test_run_writes_json_and_reports_failures(fakebench: str, tmp_path: Path) -> None:

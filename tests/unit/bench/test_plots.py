@@ -38,7 +38,7 @@ RESULTS: dict[str, dict[str, Any]] = {
                        "single_seconds": 0.1, "workers": 4, "epochs": 4},
         "ring": {"parallel_accuracy": 0.95, "parallel_seconds": 0.5},
     },
-    "benchmarks": {
+    "fabric": {
         "topology": "leafspine,2,2,2", "workers": 4,
         "in_network_vs_ring": [{"size": 16384, "in_network": _mode(0.25, {"h1-leaf1": 166796, "leaf1-spine1": 1}),
                                 "ring": _mode(0.09, {"h1-leaf1": 216624, "leaf1-spine2": 208220})}],
@@ -65,8 +65,8 @@ RESULTS: dict[str, dict[str, Any]] = {
 }
 
 EXPECTED = {"switch_pps.png", "hostagent_allreduce.png", "hostagent_allreduce-rates.png", "hostagent_train.png",
-            "benchmarks-innet_vs_ring.png", "benchmarks-loss.png", "benchmarks-sweep.png",
-            "benchmarks-calibration.png", "benchmarks-recovery.png", "quantization.png"}
+            "fabric-innet_vs_ring.png", "fabric-loss.png", "fabric-sweep.png",
+            "fabric-calibration.png", "fabric-recovery.png", "quantization.png"}
 
 
 def test_every_figure_is_a_png(tmp_path: Path) -> None:
@@ -80,15 +80,15 @@ def test_every_figure_is_a_png(tmp_path: Path) -> None:
 def test_missing_sections_are_skipped(tmp_path: Path) -> None:
     sparse: dict[str, dict[str, Any]] = {
         "switch_pps": {"summary": {"pps": 1.0}}, "hostagent_allreduce": {"allreduce": []},
-        "quantization": {"rows": "not a list"}, "unknown_bench": {"x": 1}, "benchmarks": {"summary": {}}}
+        "quantization": {"rows": "not a list"}, "unknown_bench": {"x": 1}, "fabric": {"summary": {}}}
     assert plot_all(tmp_path, sparse) == []
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_quick_fabric_run_gets_the_figures_its_data_allows(tmp_path: Path) -> None:
-    quick = {k: RESULTS["benchmarks"][k] for k in ("topology", "workers", "loss_sweep", "calibration")}
-    assert {p.name for p in plot_all(tmp_path, {"benchmarks": quick})} == {"benchmarks-loss.png",
-                                                                          "benchmarks-calibration.png"}
+    quick = {k: RESULTS["fabric"][k] for k in ("topology", "workers", "loss_sweep", "calibration")}
+    assert {p.name for p in plot_all(tmp_path, {"fabric": quick})} == {"fabric-loss.png",
+                                                                          "fabric-calibration.png"}
 
 
 def test_a_failing_figure_is_reported_not_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -98,7 +98,7 @@ def test_a_failing_figure_is_reported_not_raised(tmp_path: Path, monkeypatch: py
 
     monkeypatch.setitem(FIGURES, "switch_pps", [("broken", broken), *FIGURES["switch_pps"]])
     malformed = {"in_network_vs_ring": [{"size": 16384, "in_network": "oops"}], "loss_sweep": [{"loss_percent": 1}]}
-    written = plot_all(tmp_path, {"switch_pps": RESULTS["switch_pps"], "benchmarks": malformed})
+    written = plot_all(tmp_path, {"switch_pps": RESULTS["switch_pps"], "fabric": malformed})
     assert [p.name for p in written] == ["switch_pps.png"]  # the malformed rows are left out, not drawn
     err = capsys.readouterr().err
     assert err.strip() == "p4ina bench: figure switch_pps-broken.png skipped: ValueError: bad row"

@@ -170,7 +170,7 @@ def test_cli_calibrates_a_software_fabric_from_the_fabric_benchmark_json(tmp_pat
     truth = Params(link_gbps=10.0, payload_bytes=256, window_packets=64, cores=2.0, switch_op_cpu_s=7e-5,
                    host_op_cpu_s=2e-4, wake_s=1e-4)
     points = _bench_points(truth, (16384.0, 131072.0))
-    bench_json = tmp_path / "benchmarks.json"
+    bench_json = tmp_path / "fabric.json"
     bench_json.write_text(json.dumps({"calibration": {"points": points}}))
     assert _model_command(["model", "--hosts", "4", "--sizes", "65536", "--topology", "leafspine", "--cores", "2",
                            "--link-gbps", "10", "--payload-bytes", "256", "--window-packets", "64",
@@ -193,7 +193,7 @@ def test_cli_starts_from_the_emulation_settings_a_bench_result_records(tmp_path,
                    host_op_cpu_s=1e-4, wake_s=1e-4)
     points = _bench_points(truth, (65536.0, 262144.0))
     base = {"link_gbps": 10.0, "payload_bytes": 256, "window_packets": 32, "cores": 2.0}
-    bench_json = tmp_path / "benchmarks.json"
+    bench_json = tmp_path / "fabric.json"
     bench_json.write_text(json.dumps({"calibration": {"points": points, "base_params": base}}))
     assert _model_command(["model", "--hosts", "4", "--sizes", "65536", "--topology", "leafspine",
                            "--calibrate", str(bench_json), "--json"]) == 0

@@ -1,13 +1,13 @@
 """Fabric benchmarks for `p4ina bench` (needs root), on emulated leaf-spines with the embedded target:
 
 - `sweep`: all-reduce time, goodput and bytes per link vs tensor size and workers, in-network int32/int16/int8 vs
-  the host ring vs gloo, all modes of a point in one run (`p4fabric.sweep_bench`);
+  the host ring vs gloo, all modes of a point in one run (`bench.fabric_runs.sweep`);
 - `headline`: the same comparison at 8 workers and 4 MB, the README's ratios;
 - `loss_sweep`: in-network goodput and retransmissions under injected loss;
 - `recovery`, `link_down_recovery`: the controller's recovery after the tree's root spine is killed mid-run, and
-  after a tree link goes down (`p4fabric.recovery_bench`);
+  after a tree link goes down (`bench.fabric_runs.recovery`);
 - `calibration_runs`, `calibration`: one more ring + in-network int32 run per calibration point, and the at-scale
-  model fitted to the median of those and the sweep's (`p4fabric.calibration_bench`), with its per-point error.
+  model fitted to the median of those and the sweep's (`bench.fabric_runs.calibration`), with its per-point error.
 
 Every number is a run's report (`p4ina run`), summarised; every row carries its correctness bit."""
 
@@ -22,12 +22,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from p4fabric.calibration_bench import MODEL_ALGORITHM, calibration_report, emulation_params, measurement
 from p4fabric.faults import build_plan
-from p4fabric.recovery_bench import link_down_recovery
 from p4fabric.report import RunReport
 from p4fabric.runner import DEFAULT_PROGRAM, Runner, RunOptions
-from p4fabric.sweep_bench import BENCH_OPTIONS, INNET_MODE, mode_row, ratios, run_point, sweep
+
+from bench.fabric_runs.calibration import MODEL_ALGORITHM, calibration_report, emulation_params, measurement
+from bench.fabric_runs.recovery import link_down_recovery
+from bench.fabric_runs.sweep import BENCH_OPTIONS, INNET_MODE, mode_row, ratios, run_point, sweep
 from p4ina.targets import get_target
 
 TOPO = "leafspine,2,2,2"  # loss and recovery runs: 4 workers, 2 spines (a spine can die and the tree move)

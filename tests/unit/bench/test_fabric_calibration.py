@@ -7,10 +7,10 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from p4fabric.calibration_bench import FREE, calibration_report, emulation_params, measurement
 from p4fabric.report import ModeSummary, RunReport
-from p4fabric.sweep_bench import link_bytes, mode_row, ratios, ring_host_link_factor, topo_for
 
+from bench.fabric_runs.calibration import FREE, calibration_report, emulation_params, measurement
+from bench.fabric_runs.sweep import link_bytes, mode_row, ratios, ring_host_link_factor, topo_for
 from bench.scale.model import predict
 
 TRUTH = replace(emulation_params(cores=2), switch_op_cpu_s=70e-6, host_op_cpu_s=180e-6, wake_s=2e-4)
@@ -75,7 +75,7 @@ def test_sweep_bookkeeping() -> None:
 
 
 def test_the_fabric_summary_is_not_correct_when_a_run_failed() -> None:
-    from p4fabric.benchmarks import _summary
+    from bench.fabric import _summary
 
     def data(sweep: list[dict[str, Any]], headline_errors: list[str]) -> dict[str, Any]:
         return {"sweep": sweep, "headline": {"rows": [{"mode": "ring", "correct": True}], "ratios": {},

@@ -4,9 +4,9 @@ onto a new tree (its `job_rebuilt` event) and what the step times did around it.
 
 P4Runtime has no port-status notification, so the runner declares the link down to the controller as it cuts it
 (`ctl link down`); the recovery time is therefore rebuild time from that declaration, with no detection delay in
-it (a killed spine, measured by `p4fabric.benchmarks`, includes detection).
+it (a killed spine, measured by `bench.fabric`, includes detection).
 
-    python -m p4fabric.recovery_bench OUT_DIR [--quick]      # one run by hand (root), JSON on stdout
+    python -m bench.fabric_runs.recovery OUT_DIR [--quick]      # one run by hand (root), JSON on stdout
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from typing import Any
 from p4fabric.faults import build_plan
 from p4fabric.report import RunReport
 from p4fabric.runner import Runner, RunOptions
-from p4fabric.sweep_bench import BENCH_OPTIONS
 from p4fabric.topofile import controller_topology
 from p4fabric.topos import parse_topo_spec
+
+from bench.fabric_runs.sweep import BENCH_OPTIONS
 
 TOPO = "leafspine,2,2,2"
 #: Floats per all-reduce: large enough that a step lasts about a second on the embedded target, so the fault
@@ -115,7 +116,7 @@ def summarise_recovery(report: RunReport, link: tuple[str, str]) -> dict[str, An
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m p4fabric.recovery_bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.fabric_runs.recovery", description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder for the run's files")
     parser.add_argument("--quick", action="store_true", help="4 steps instead of 6")
     args = parser.parse_args(argv)

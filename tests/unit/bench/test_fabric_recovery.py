@@ -1,9 +1,10 @@
-"""`p4fabric.recovery_bench` without a fabric: which link it downs, and what it reads from a finished run's report."""
+"""`bench.fabric_runs.recovery` without a fabric: which link it downs, and what it reads from a finished run's report."""
 
 from __future__ import annotations
 
-from p4fabric.recovery_bench import summarise_recovery, tree_link
 from p4fabric.report import RunReport, WorkerResult, summarise
+
+from bench.fabric_runs.recovery import summarise_recovery, tree_link
 
 
 def test_the_downed_link_is_in_the_controllers_tree() -> None:
