@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from p4switch.codegen.exprs import CodegenError, ExprGen
 from p4switch.codegen.layout import default_value, is_object, leaf_fields, pyname, scalar_width
-from p4switch.codegen.vector import emit_vector_run
 from p4switch.frontend import ast
 from p4switch.frontend.elaborate import BlockInstance
 from p4switch.frontend.scope import Var
@@ -126,12 +125,8 @@ class BlockGen:
     # --------------------------------------------------------------------------------------------- statements
     def block_stmts(self, stmts: tuple[ast.Statement, ...]) -> None:
         start = len(self.lines)
-        i = 0
-        while i < len(stmts):
-            done = emit_vector_run(self, stmts, i)  # unrolled per-element runs -> numpy (codegen/vector.py)
-            if not done:
-                self.stmt(stmts[i])
-            i += done or 1
+        for st in stmts:
+            self.stmt(st)
         if len(self.lines) == start:
             self.w("pass")
 
@@ -260,15 +255,7 @@ class BlockGen:
     def assign(self, left: ast.Expression, right: ast.Expression) -> None:
         lt = self.typed.types[left]
         if isinstance(left, ast.Slice):
-            base = self.x.expr(left.expr)
-            hi = int(self.typed.consts[left.hi])
-            lo = int(self.typed.consts[left.lo])
-            m = (1 << (hi - lo + 1)) - 1
-            bt = underlying(self.typed.types[left.expr])
-            full = (1 << (bt.width if isinstance(bt, BitsT) else hi + 1)) - 1
-            keep = hex(full ^ (m << lo))
-            value = self.x.expr(right)
-            self.store(left.expr, f"(({base} & {keep}) | (({value} & {hex(m)}) << {lo}))")
+            self.assign_slice_value(left, self.x.expr(right))
             return
         if is_object(lt):
             target = self.x.expr(left)
@@ -278,8 +265,9 @@ class BlockGen:
 
     def store(self, left: ast.Expression, value: str) -> None:
         """Write a scalar into an l-value (a variable, a field, a stack element field)."""
-        if isinstance(left, ast.Slice):
-            raise CodegenError(left, "nested slice assignment is not supported")
+        if isinstance(left, ast.Slice):  # a slice of a slice: merge into the enclosing slice, outwards
+            self.assign_slice_value(left, value)
+            return
         if isinstance(left, ast.Name):
             var = self.typed.refs.get(left)
             if not isinstance(var, Var):
@@ -402,13 +390,15 @@ class BlockGen:
         decl = info.decl
         fn = self.mod.callable_name(self, decl)
         args: list[str] = []
-        copy_back: list[tuple[ast.Expression, P4Type]] = []
+        copy_back: list[tuple[ast.Expression | None, P4Type]] = []
         for (param, ptype), arg in zip(info.params, info.args, strict=False):
             if arg is None:
                 args.append(self.x.expr(param.default) if param.default is not None else default_value(ptype))
                 continue
             if isinstance(arg.value, ast.DontCare):
                 args.append(default_value(ptype))
+                if param.direction in ("out", "inout") and not is_object(ptype):
+                    copy_back.append((None, ptype))  # the callee still returns it: keep the tuple positions
                 continue
             code = self.x.expr(arg.value)
             if param.direction in ("out", "inout") and not is_object(ptype):
@@ -429,6 +419,8 @@ class BlockGen:
         total = len(copy_back) + offset
         for i, (target, _) in enumerate(copy_back):
             value = result if total == 1 else f"{result}[{i + offset}]"
+            if target is None:
+                continue
             if isinstance(target, ast.Slice):
                 self.assign_slice_value(target, value)
             else:

@@ -310,6 +310,9 @@ class ExternGen:
         g.w(f"if p + (({fixed} + {vb}) >> 3) > n:")
         g.w(f"    raise _PErr({self.mod.error_code('PacketTooShort')})")
         g.w(f"x_{class_name(t)}({obj}, d, p, {vb})")
+        if isinstance(target, ast.Member) and target.member == "next" and isinstance(
+                self.typed.types.get(target.expr), StackT):
+            g.w(f"{g.x.expr(target.expr)}.ni += 1")  # `_next` only checks the bound: the extract advances
         g.w(f"p += ({fixed} + {vb}) >> 3")
 
     def extract(self, g: BlockGen, target: ast.Expression) -> None:

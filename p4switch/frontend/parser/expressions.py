@@ -28,6 +28,8 @@ BINARY_LEVELS: tuple[frozenset[str], ...] = (
     frozenset({"*", "/", "%"}),
 )
 BINARY_PRECEDENCE = {op: level for level, ops in enumerate(BINARY_LEVELS) for op in ops}
+# `op=` for these: P4_16 1.2.5's compound assignments (`>>=` is handled apart, see `compound_assignment`).
+COMPOUND_OPERATORS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", "|+|", "|-|"})
 
 
 class ExpressionParser(ParserBase):
@@ -53,7 +55,7 @@ class ExpressionParser(ParserBase):
     def binary_operator(self) -> tuple[str, int] | None:
         """The binary operator at the cursor and how many tokens it spans (`>>` is two `>` tokens)."""
         tok = self.tok
-        if tok.kind != "punct":
+        if tok.kind != "punct" or self.compound_assignment() is not None:
             return None
         if tok.text == ">":
             nxt = self.peek()
@@ -62,6 +64,22 @@ class ExpressionParser(ParserBase):
             return ">", 1
         if tok.text in BINARY_PRECEDENCE:
             return tok.text, 1
+        return None
+
+    def compound_assignment(self) -> tuple[str, int] | None:
+        """A compound assignment operator at the cursor (`+=`, `<<=`, `|+|=`, ...): the binary operator and how many
+        tokens it spans. The lexer has no such tokens: `+=` is `+` then `=` with no space between, and `>>=` is
+        `>` then `>=`."""
+        tok = self.tok
+        if tok.kind != "punct":
+            return None
+        nxt = self.peek()
+        if nxt.space or nxt.loc.line != tok.loc.line:
+            return None
+        if tok.text == ">" and nxt.is_punct(">="):
+            return ">>", 2
+        if tok.text in COMPOUND_OPERATORS and nxt.is_punct("="):
+            return tok.text, 2
         return None
 
     def binary(self, min_level: int) -> ast.Expression:

@@ -89,9 +89,25 @@ class StatementParser(TypeParser):
         target = self.expression()
         if self.accept("="):
             return ast.AssignmentStatement(loc=loc, left=target, right=self.expression())
+        compound = self.compound_assignment()
+        if compound is not None:
+            return self.compound_rest(loc, target, *compound)
         if isinstance(target, ast.Call):
             return ast.MethodCallStatement(loc=loc, call=target)
         self.fail(f"expected '=' or a call {where}, found {self.describe(self.tok)}")
+
+    def compound_rest(self, loc: SourceLocation, target: ast.Expression, op: str, width: int) -> ast.AssignmentStatement:
+        """`target op= value` is `target = target op value` (the target node is shared, so it is typed once). The
+        target is evaluated once in P4; sharing it would evaluate a call inside it twice, so that is refused."""
+        op_tok = self.tok
+        for _ in range(width):
+            self.advance()
+        if any(isinstance(n, ast.Call) for n in ast.walk(target)):
+            self.fail(f"a compound assignment ('{op}=') to an l-value that contains a call is not supported", op_tok)
+        value = self.expression()
+        return ast.AssignmentStatement(
+            loc=loc, left=target, right=ast.BinaryOp(loc=op_tok.loc, op=op, left=target, right=value)
+        )
 
     def for_statement(self, annotations: tuple[ast.Annotation, ...]) -> ast.Statement:
         kw = self.advance()
