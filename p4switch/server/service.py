@@ -242,6 +242,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                       context: grpc.ServicerContext) -> Iterator[p4runtime_pb2.StreamMessageResponse]:
         stream = Stream(peer=context.peer())
         context.add_callback(stream.close)
+        _log.info("P4Runtime stream opened by %s", stream.peer)  # as PI logs "New connection"
         reader = threading.Thread(target=self._read_stream, args=(stream, request_iterator),
                                   name="p4rt-stream", daemon=True)
         reader.start()
@@ -256,6 +257,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 yield item
         finally:
             self.arbitrator.remove(stream)
+            _log.info("P4Runtime stream of %s closed", stream.peer)
 
     def _read_stream(self, stream: Stream, requests: Iterator[p4runtime_pb2.StreamMessageRequest]) -> None:
         try:
