@@ -30,14 +30,16 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
     // Per cell ((slot << 1) | version): children seen, how many, the round's step and seq, the sum of the
     // children's `count`s, the sum of their checksums, STATUS_* bits (+ the stored RESULT's fmt in bits 4-5, exp in
     // bits 8-15).
-    register<bit<32>>(AGG_CELLS) agg_bitmap;
+    // @p4ina_values: the values per packet this build was made for (-D AGG_VALUES), for the controller to read
+    // from P4Info (docs/p4-program.md, "Values per packet").
+    @p4ina_values(AGG_VALUES) register<bit<32>>(AGG_CELLS) agg_bitmap;
     register<bit<8>>(AGG_CELLS) agg_child_count;
     register<bit<32>>(AGG_CELLS) agg_round_step;
     register<bit<32>>(AGG_CELLS) agg_round_seq;
     register<bit<16>>(AGG_CELLS) agg_contributions;
     register<bit<32>>(AGG_CELLS) agg_checksum;
     register<bit<32>>(AGG_CELLS) agg_status;
-    ALL64(SLOT_REGISTER)
+    ALL_VALUES(SLOT_REGISTER)
 
     // A DATA (or a partial sum from a child switch).
     action update() {
@@ -140,7 +142,7 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
             meta.agg.drop_reason = DROP_STALE;
         }
 
-        ALL64(ACCUMULATE)
+        ALL_VALUES(ACCUMULATE)
 
         if (add == 1) {
             if (meta.agg.overflow == 1) {
@@ -225,7 +227,7 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
             agg_status.write(cell, status);
             agg_contributions.write(cell, hdr.agg.count);
             agg_checksum.write(cell, hdr.agg.csum);
-            ALL64(STORE)
+            ALL_VALUES(STORE)
             meta.agg.status = status;
             meta.agg.verdict = VERDICT_DOWN;
         }
@@ -252,7 +254,7 @@ control AggregationIngress(inout headers_t hdr, inout metadata_t meta) {
             later_or_same = dstep[31:31] == 0;
         }
         if ((status & STATUS_STORED) != 0 && (status & STATUS_READY) != 0 && later_or_same) {
-            ALL64(LOAD)
+            ALL_VALUES(LOAD)
             hdr.agg.step = round_step;
             hdr.agg.seq = round_seq;
             hdr.agg.count = contributions;

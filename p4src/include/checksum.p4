@@ -1,5 +1,5 @@
 // p4ina: the IPv4 header checksum (verified on arrival, recomputed on departure) and the linear checksum of the
-// aggregation protocol (the sum of the 64 values mod 2^32, docs/protocol.md).
+// aggregation protocol (the sum of the AGG_VALUES values mod 2^32, docs/protocol.md).
 #ifndef P4INA_CHECKSUM_P4
 #define P4INA_CHECKSUM_P4
 
@@ -25,10 +25,17 @@ control P4inaComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
     }
 }
 
-// Linear checksum helpers (used inside actions): LINSUM32 adds every int32 element of hdr.vals32 into `acc`,
-// LINSUM16/LINSUM8 add the sign-extended narrow elements.
-#define LINADD32(n) acc = acc + hdr.vals32.v##n;
-#define LINADD16(n) acc = acc + (bit<32>)(int<32>)(int<16>)hdr.vals16.v##n;
-#define LINADD8(n) acc = acc + (bit<32>)(int<32>)(int<8>)hdr.vals8.v##n;
+// The linear checksum over the vector, as a tree: BLOCKSUM32/16/8(p) is one action statement setting block p's
+// partial sum (one expression over its <= 64 elements: the int32 values, or the sign-extended narrow ones) and
+// BLOCKS_TOTAL the sum of the partial sums. Never a running `acc = acc + v` per element: p4c's BMv2 JSON grows
+// about N^2.8 with one (docs/p4-program.md, "Values per packet").
+#define TERM32(n) hdr.vals32.v##n +
+#define TERM16(n) (bit<32>)(int<32>)(int<16>)hdr.vals16.v##n +
+#define TERM8(n) (bit<32>)(int<32>)(int<8>)hdr.vals8.v##n +
+#define BLOCKSUM32(p) meta.agg.block.b##p = BLOCK(TERM32, p) 0;
+#define BLOCKSUM16(p) meta.agg.block.b##p = BLOCK(TERM16, p) 0;
+#define BLOCKSUM8(p) meta.agg.block.b##p = BLOCK(TERM8, p) 0;
+#define BLOCKTERM(p) meta.agg.block.b##p +
+#define BLOCKS_TOTAL (ALL_BLOCKS(BLOCKTERM) 32w0)
 
 #endif  // P4INA_CHECKSUM_P4

@@ -96,8 +96,62 @@ typedef bit<9> port_t;
 typedef bit<48> mac_addr_t;
 typedef bit<32> ipv4_addr_t;
 
-// One value of the 64-value vector: V(n) for n = 00..77 (two octal digits: row, column).
+// ---- the value vector: AGG_VALUES elements per packet (docs/protocol.md) -------------------------------------
+// A build parameter (-D AGG_VALUES=N). Element i is named in octal, zero-padded to the digits N - 1 needs (at
+// least two): v00..v77 for 64, v000..v377 for 256, v0000..v3777 for 2048. M(n) is applied to every element by
+// ALL_VALUES(M); B(p) to every block of (up to) 64 elements by ALL_BLOCKS(B), with BLOCK(M, p) its elements:
+// sums over the vector are one independent expression per block and one over the blocks, never a running sum
+// (p4c's BMv2 JSON grows about N^2.8 with a running reduction inside one action).
+#ifndef AGG_VALUES
+#define AGG_VALUES 64
+#endif
 #define ROW8(M, r) M(r##0) M(r##1) M(r##2) M(r##3) M(r##4) M(r##5) M(r##6) M(r##7)
+#define ROW64(M, r) ROW8(M, r##0) ROW8(M, r##1) ROW8(M, r##2) ROW8(M, r##3) \
+                    ROW8(M, r##4) ROW8(M, r##5) ROW8(M, r##6) ROW8(M, r##7)
+#define ROW512(M, r) ROW64(M, r##0) ROW64(M, r##1) ROW64(M, r##2) ROW64(M, r##3) \
+                     ROW64(M, r##4) ROW64(M, r##5) ROW64(M, r##6) ROW64(M, r##7)
+#define ALL32(M) ROW8(M, 0) ROW8(M, 1) ROW8(M, 2) ROW8(M, 3)
 #define ALL64(M) ROW8(M, 0) ROW8(M, 1) ROW8(M, 2) ROW8(M, 3) ROW8(M, 4) ROW8(M, 5) ROW8(M, 6) ROW8(M, 7)
+#define ALL128(M) ROW64(M, 0) ROW64(M, 1)
+#define ALL256(M) ROW64(M, 0) ROW64(M, 1) ROW64(M, 2) ROW64(M, 3)
+#define ALL512(M) ROW64(M, 0) ROW64(M, 1) ROW64(M, 2) ROW64(M, 3) ROW64(M, 4) ROW64(M, 5) ROW64(M, 6) ROW64(M, 7)
+#define ALL1024(M) ROW512(M, 0) ROW512(M, 1)
+#define ALL2048(M) ROW512(M, 0) ROW512(M, 1) ROW512(M, 2) ROW512(M, 3)
+// Blocks of 64 named by their leading digits (b0, b1, ... for 3-digit names; b00 .. b37 for 4-digit names).
+#define BLOCKS8(B, r) B(r##0) B(r##1) B(r##2) B(r##3) B(r##4) B(r##5) B(r##6) B(r##7)
+#if AGG_VALUES == 32
+#define ALL_VALUES(M) ALL32(M)
+#define ALL_BLOCKS(B) B(0)
+#define BLOCK(M, p) ALL32(M)
+#elif AGG_VALUES == 64
+#define ALL_VALUES(M) ALL64(M)
+#define ALL_BLOCKS(B) B(0)
+#define BLOCK(M, p) ALL64(M)
+#elif AGG_VALUES == 128
+#define ALL_VALUES(M) ALL128(M)
+#define ALL_BLOCKS(B) B(0) B(1)
+#define BLOCK(M, p) ROW64(M, p)
+#elif AGG_VALUES == 256
+#define ALL_VALUES(M) ALL256(M)
+#define ALL_BLOCKS(B) B(0) B(1) B(2) B(3)
+#define BLOCK(M, p) ROW64(M, p)
+#elif AGG_VALUES == 512
+#define ALL_VALUES(M) ALL512(M)
+#define ALL_BLOCKS(B) B(0) B(1) B(2) B(3) B(4) B(5) B(6) B(7)
+#define BLOCK(M, p) ROW64(M, p)
+#elif AGG_VALUES == 1024
+#define ALL_VALUES(M) ALL1024(M)
+#define ALL_BLOCKS(B) BLOCKS8(B, 0) BLOCKS8(B, 1)
+#define BLOCK(M, p) ROW64(M, p)
+#elif AGG_VALUES == 2048
+#define ALL_VALUES(M) ALL2048(M)
+#define ALL_BLOCKS(B) BLOCKS8(B, 0) BLOCKS8(B, 1) BLOCKS8(B, 2) BLOCKS8(B, 3)
+#define BLOCK(M, p) ROW64(M, p)
+#else
+#error "AGG_VALUES must be one of 32, 64, 128, 256, 512, 1024, 2048"
+#endif
+#define VALUES32_BYTES (4 * AGG_VALUES)   // bytes of the vector in each format
+#define VALUES16_BYTES (2 * AGG_VALUES)
+#define VALUES8_BYTES AGG_VALUES
 
 #endif  // P4INA_DEFINES_P4

@@ -99,9 +99,16 @@ header agg_t {
 #define FIELD32(n) bit<32> v##n;
 #define FIELD16(n) bit<16> v##n;
 #define FIELD8(n) bit<8> v##n;
-header vals32_t { ALL64(FIELD32) }   // 64 x int32 (two's complement)
-header vals16_t { ALL64(FIELD16) }   // 64 x int16
-header vals8_t { ALL64(FIELD8) }     // 64 x int8
+header vals32_t { ALL_VALUES(FIELD32) }   // AGG_VALUES x int32 (two's complement)
+header vals16_t { ALL_VALUES(FIELD16) }   // AGG_VALUES x int16
+header vals8_t { ALL_VALUES(FIELD8) }     // AGG_VALUES x int8
+
+// A packet whose UDP length is not that of AGG_VALUES values in its format (a sender built for another N).
+error { AggValueCount }
+
+// One partial result per block of 64 values (checksums, magnitude): sums over the vector go through these.
+#define BLOCK_FIELD(p) bit<32> b##p;
+struct agg_blocks_t { ALL_BLOCKS(BLOCK_FIELD) }
 
 struct headers_t {
     ethernet_t ethernet;
@@ -139,9 +146,10 @@ struct agg_meta_t {
     bit<2> out_fmt;        // format of the packet leaving
     bit<8> out_exp;        // int<8>: its exponent
     bit<8> shift;          // right shift applied when narrowing
-    bit<32> magnitude;     // OR of the magnitudes of the 64 sums
+    bit<32> magnitude;     // OR of the magnitudes of the AGG_VALUES sums
     bit<8> msb;            // most significant bit of `magnitude`
     bit<1> msb_hit;
+    agg_blocks_t block;    // per-block partial sums / magnitudes
 }
 
 struct fwd_meta_t {

@@ -1,4 +1,5 @@
 // p4ina: the parser. Aggregation packets are UDP to AGG_PORT; the value vector's type follows the header's `fmt`.
+// A vector of another length than AGG_VALUES (by the UDP length) is a parser error: dropped as BAD_FORMAT.
 #ifndef P4INA_PARSER_P4
 #define P4INA_PARSER_P4
 
@@ -71,16 +72,19 @@ parser P4inaParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
 
     state parse_vals32 {
         packet.extract(hdr.vals32);
+        verify(hdr.udp.length == UDP_AGG_LEN + VALUES32_BYTES, error.AggValueCount);
         transition accept;
     }
 
     state parse_vals16 {
         packet.extract(hdr.vals16);
+        verify(hdr.udp.length == UDP_AGG_LEN + VALUES16_BYTES, error.AggValueCount);
         transition accept;
     }
 
     state parse_vals8 {
         packet.extract(hdr.vals8);
+        verify(hdr.udp.length == UDP_AGG_LEN + VALUES8_BYTES, error.AggValueCount);
         transition accept;
     }
 }

@@ -1,8 +1,8 @@
 // p4ina: in-switch quantization (docs/protocol.md, "Quantization").
-// - AggWidenIngress: every aggregation packet is turned into 64 x int32 in hdr.vals32. A DATA is also aligned to
+// - AggWidenIngress: every aggregation packet is turned into AGG_VALUES x int32 in hdr.vals32. A DATA is also aligned to
 //   the job's scale E (shift left by exp - E, saturating), so all sums of a job share one fixed-point scale.
 // - AggNarrowIngress: what leaves in a narrow format is narrowed again. At the root the shift comes from the data:
-//   the OR of the magnitudes of the 64 sums and a ternary table for its most significant bit.
+//   the OR of the magnitudes of the AGG_VALUES sums and a ternary table for its most significant bit.
 #ifndef P4INA_QUANTIZATION_P4
 #define P4INA_QUANTIZATION_P4
 
@@ -25,19 +25,19 @@
 control AggWidenIngress(inout headers_t hdr, inout metadata_t meta) {
     action widen16() {
         hdr.vals32.setValid();
-        ALL64(WIDEN16)
+        ALL_VALUES(WIDEN16)
         hdr.vals16.setInvalid();
     }
 
     action widen8() {
         hdr.vals32.setValid();
-        ALL64(WIDEN8)
+        ALL_VALUES(WIDEN8)
         hdr.vals8.setInvalid();
     }
 
     // Multiply by 2^d (mod 2^32 for the checksum, which stays exact; saturating for the values).
     action align(bit<8> d) {
-        ALL64(ALIGN)
+        ALL_VALUES(ALIGN)
         hdr.agg.csum = hdr.agg.csum << d;
     }
 
@@ -65,11 +65,10 @@ control AggWidenIngress(inout headers_t hdr, inout metadata_t meta) {
     }
 }
 
-#define MAGNITUDE(n) {                                               \
-        bit<32> v = hdr.vals32.v##n;                                 \
-        if (v[31:31] == 1) { v = ~v; }                               \
-        mag = mag | v;                                               \
-    }
+// The magnitude of x is x for x >= 0 and ~x below: x ^ (x >> 31, arithmetic). One OR expression per block of 64.
+#define MAGTERM(n) (hdr.vals32.v##n ^ (bit<32>)((int<32>)hdr.vals32.v##n >> 31)) |
+#define BLOCKMAG(p) meta.agg.block.b##p = BLOCK(MAGTERM, p) 0;
+#define BLOCKOR(p) meta.agg.block.b##p |
 // Round half up: (x + 2^(s-1)) >> s, clamped to the format's maximum (only x just below it can round over).
 #define NARROW(n, W, MAX) {                                          \
         int<32> r = ((int<32>)hdr.vals32.v##n |+| half) >> s;        \
@@ -83,10 +82,12 @@ control AggWidenIngress(inout headers_t hdr, inout metadata_t meta) {
 control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
     // Bits a two's-complement value needs are msb(x >= 0 ? x : ~x) + 2, so the OR of those magnitudes bounds
     // every element of the vector at once.
+    action block_magnitudes() {
+        ALL_BLOCKS(BLOCKMAG)
+    }
+
     action compute_magnitude() {
-        bit<32> mag = 0;
-        ALL64(MAGNITUDE)
-        meta.agg.magnitude = mag;
+        meta.agg.magnitude = ALL_BLOCKS(BLOCKOR) 32w0;
     }
 
     action set_msb(bit<8> position) {
@@ -113,46 +114,42 @@ control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
     }
 
     // The root checks its slot before the checksum is replaced by that of the narrow values.
+    action block_sums32() {
+        ALL_BLOCKS(BLOCKSUM32)
+    }
+
     action check_sum32() {
-        bit<32> acc = 0;
-        ALL64(LINADD32)
-        if (acc != hdr.agg.csum && (hdr.agg.flags & FLAG_OVERFLOW) == 0) {
+        if (BLOCKS_TOTAL != hdr.agg.csum && (hdr.agg.flags & FLAG_OVERFLOW) == 0) {
             hdr.agg.flags = hdr.agg.flags | FLAG_CORRUPT;
         }
     }
 
     action narrow16(bit<8> s) {
-        int<32> half = 0;
-        if (s != 0) {
-            half = (int<32>)(32w1 << (s - 1));
-        }
+        int<32> half = (int<32>)((32w1 << s) >> 1);   // 2^(s-1), and 0 for s = 0 (no shift by s - 1 = 255)
         hdr.vals16.setValid();
-        ALL64(NARROW16)
+        ALL_VALUES(NARROW16)
         hdr.vals32.setInvalid();
         hdr.agg.fmt = FMT_INT16;
     }
 
     action narrow8(bit<8> s) {
-        int<32> half = 0;
-        if (s != 0) {
-            half = (int<32>)(32w1 << (s - 1));
-        }
+        int<32> half = (int<32>)((32w1 << s) >> 1);   // 2^(s-1), and 0 for s = 0 (no shift by s - 1 = 255)
         hdr.vals8.setValid();
-        ALL64(NARROW8)
+        ALL_VALUES(NARROW8)
         hdr.vals32.setInvalid();
         hdr.agg.fmt = FMT_INT8;
     }
 
-    action resum16() {
-        bit<32> acc = 0;
-        ALL64(LINADD16)
-        hdr.agg.csum = acc;
+    action block_sums16() {
+        ALL_BLOCKS(BLOCKSUM16)
     }
 
-    action resum8() {
-        bit<32> acc = 0;
-        ALL64(LINADD8)
-        hdr.agg.csum = acc;
+    action block_sums8() {
+        ALL_BLOCKS(BLOCKSUM8)
+    }
+
+    action resum() {
+        hdr.agg.csum = BLOCKS_TOTAL;
     }
 
     // The root requantizes a RESULT to the job's result format with the shift the data needs.
@@ -169,18 +166,21 @@ control AggNarrowIngress(inout headers_t hdr, inout metadata_t meta) {
         bool stored = (meta.agg.status & STATUS_STORED) != 0;
         if (result && meta.agg.is_root == 1 && !stored) {
             if (meta.agg.result_fmt != FMT_INT32) {
+                block_magnitudes();
                 compute_magnitude();
                 msb.apply();
+                block_sums32();
                 check_sum32();
                 if (meta.agg.result_fmt == FMT_INT16) {
                     requantize_width(16);
                     narrow16(meta.agg.shift);
-                    resum16();
+                    block_sums16();
                 } else {
                     requantize_width(8);
                     narrow8(meta.agg.shift);
-                    resum8();
+                    block_sums8();
                 }
+                resum();
             }
         } else if (result || meta.agg.verdict == VERDICT_PULL) {
             // A RESULT received (non-root, or adopted after a rebuild; also one answering a PULL) keeps the format

@@ -36,14 +36,14 @@ control AggRewriteEgress(inout headers_t hdr, inout metadata_t meta,
             hdr.udp.checksum = 0;
             // The switch may have changed the value format: fix both lengths.
             if (hdr.vals32.isValid()) {
-                hdr.ipv4.total_len = IPV4_UDP_AGG_LEN + 256;
-                hdr.udp.length = UDP_AGG_LEN + 256;
+                hdr.ipv4.total_len = IPV4_UDP_AGG_LEN + VALUES32_BYTES;
+                hdr.udp.length = UDP_AGG_LEN + VALUES32_BYTES;
             } else if (hdr.vals16.isValid()) {
-                hdr.ipv4.total_len = IPV4_UDP_AGG_LEN + 128;
-                hdr.udp.length = UDP_AGG_LEN + 128;
+                hdr.ipv4.total_len = IPV4_UDP_AGG_LEN + VALUES16_BYTES;
+                hdr.udp.length = UDP_AGG_LEN + VALUES16_BYTES;
             } else {
-                hdr.ipv4.total_len = IPV4_UDP_AGG_LEN + 64;
-                hdr.udp.length = UDP_AGG_LEN + 64;
+                hdr.ipv4.total_len = IPV4_UDP_AGG_LEN + VALUES8_BYTES;
+                hdr.udp.length = UDP_AGG_LEN + VALUES8_BYTES;
             }
         }
     }
