@@ -1,16 +1,19 @@
-"""The embedded target's compiler: P4_16 source -> P4Info + device config (generated Python and static data).
+"""The embedded target's compiler: P4_16 source -> P4Info + device config (the preprocessed program, as data).
 
 `compile_file` runs preprocess, parse, type check, elaborate, P4Info and code generation, and turns every failure
 into a `CompileError` with located diagnostics. `write_outputs` writes `<name>.p4info.txtpb` (byte-compatible with
-p4c's `--p4runtime-files`) and `<name>.json` (the device config; also the P4Runtime `p4_device_config` bytes).
+p4c's `--p4runtime-files`) and `<name>.json`, the device config (also the P4Runtime `p4_device_config` bytes): the
+fully preprocessed program text and metadata, never code (docs/security.md). The switch compiles that text itself
+with `compile_preprocessed`, which refuses every preprocessing directive.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,31 +21,50 @@ from p4.config.v1 import p4info_pb2
 
 from p4switch.bmv2limits import check_bmv2_limits
 from p4switch.codegen import CodegenError, generate_module
+from p4switch.codegen.audit import GeneratedCodeError, audit_generated
 from p4switch.exceptions import CompileError, Diagnostic, SourceLocation
 from p4switch.frontend import ast
 from p4switch.frontend.consteval import to_unsigned
 from p4switch.frontend.elaborate import Pipeline, elaborate, qualify
-from p4switch.frontend.parser import parse_program
+from p4switch.frontend.lexer import Token
+from p4switch.frontend.parser import parse_tokens
+from p4switch.frontend.preprocessed import parser_view, render, tokens_of
+from p4switch.frontend.preprocessor import Preprocessor
 from p4switch.frontend.source import SourceManager
 from p4switch.frontend.symbols import IdPrefix, SymbolError, SymbolTable
 from p4switch.frontend.typecheck import TypedProgram, check_program
 from p4switch.frontend.types import BitsT, BoolT, EnumT, P4Type, underlying, width_of
 from p4switch.p4info import build_p4info, collect_symbols, to_text
 
-DEVICE_CONFIG_FORMAT = "p4ina-v1model/1"
+#: The device config's format tag; "p4ina-v1model/1" carried generated Python and is refused by the switch.
+DEVICE_CONFIG_FORMAT = "p4ina-v1model/2"
 
 
 @dataclass
 class CompiledProgram:
-    """What `p4ina compile` produces: the program's name, its P4Info and the device config dict."""
+    """What `p4ina compile` produces: the program's name, its P4Info, the generated pipeline module, the static data
+    the runtime state needs beyond P4Info (`runtime_config`) and the preprocessed program text."""
 
     name: str
     p4info: p4info_pb2.P4Info
-    device_config: dict[str, Any]
+    python_source: str
+    runtime_config: dict[str, Any]
+    program_text: str = ""
+    defines: dict[str, str | None] = field(default_factory=dict)
 
     @property
-    def python_source(self) -> str:
-        return str(self.device_config["python"])
+    def device_config(self) -> dict[str, Any]:
+        """The device config as data (docs/compiler.md): what the switch needs to compile the program itself."""
+        config: dict[str, Any] = {
+            "format": DEVICE_CONFIG_FORMAT,
+            "name": self.name,
+            "program": self.program_text,
+            "program_sha256": hashlib.sha256(self.program_text.encode()).hexdigest(),
+            "compiler": "p4ina",
+        }
+        if self.defines:
+            config["defines"] = dict(self.defines)
+        return config
 
     def device_config_bytes(self) -> bytes:
         return json.dumps(self.device_config, indent=1, sort_keys=False).encode()
@@ -55,25 +77,54 @@ def compile_file(path: str | os.PathLike[str], *, include_dirs: tuple[str, ...] 
                  defines: Mapping[str, str | None] | None = None) -> CompiledProgram:
     """Compile one P4 file for the embedded v1model target; raises `CompileError` on any problem."""
     sources = SourceManager(tuple(include_dirs))
-    program = parse_program(path, include_dirs, dict(defines or {}), sources=sources)
-    name = Path(path).stem
-    return compile_ast(program, name, sources)
+    tokens = Preprocessor(sources, defines).process_file(os.fspath(path))
+    return _compile_tokens(tokens, Path(path).stem, sources, dict(defines or {}))
 
 
 def compile_text(text: str, name: str = "program", *, include_dirs: tuple[str, ...] | list[str] = (),
                  defines: Mapping[str, str | None] | None = None) -> CompiledProgram:
-    """Compile P4 source held in memory (tests, tools)."""
-    from p4switch.frontend.parser import parse_text
-
+    """Compile P4 source held in memory (tests, tools); `#include <core.p4>` works as in a file."""
     sources = SourceManager(tuple(include_dirs))
-    program = parse_text(text, f"{name}.p4", include_dirs, dict(defines or {}), sources=sources)
-    return compile_ast(program, name, sources)
+    tokens = Preprocessor(sources, defines).process_text(text, f"{name}.p4")
+    return _compile_tokens(tokens, name, sources, dict(defines or {}))
 
 
-def compile_ast(program: ast.Program, name: str, sources: SourceManager) -> CompiledProgram:
+def compile_preprocessed(text: str, name: str) -> CompiledProgram:
+    """Compile preprocessed program text (a device config's `program`) with preprocessing disabled: no
+    `#include`, no macros, no other directive. What the switch runs on a pushed config."""
+    sources = SourceManager(())
+    filename = f"{name}.p4"
+    sources.add_text(filename, text)
+    tokens = tokens_of(text, filename)
+    program = parse_tokens(tokens, sources)
+    # p4c-parity checks (bmv2limits) are skipped: they tell core.p4/v1model.p4 declarations apart by file, which
+    # one preprocessed text no longer records; `p4ina compile` ran them when it made the config, and the code
+    # generator refuses on its own whatever this target cannot run.
+    compiled = compile_ast(program, name, sources, p4c_checks=False)
+    compiled.program_text = text
+    return compiled
+
+
+def _compile_tokens(tokens: list[Token], name: str, sources: SourceManager,
+                    defines: dict[str, str | None]) -> CompiledProgram:
+    """Compile a preprocessed token stream and keep its text for the device config, checking that the text lexes
+    back to what the parser saw (else the switch would compile a different program)."""
+    program = parse_tokens(tokens, sources)
+    compiled = compile_ast(program, name, sources)
+    text = render(tokens)
+    if parser_view(tokens_of(text, f"{name}.p4")) != parser_view(tokens):
+        raise CompileError([Diagnostic(SourceLocation(name, 0, 0),
+                                       "internal error: the preprocessed program text does not lex back to its tokens")])
+    compiled.program_text = text
+    compiled.defines = defines
+    return compiled
+
+
+def compile_ast(program: ast.Program, name: str, sources: SourceManager, *,
+                p4c_checks: bool = True) -> CompiledProgram:
     """Type check, elaborate, generate P4Info and code; a compiler bug becomes a located `CompileError` too."""
     try:
-        return _compile_ast(program, name, sources)
+        return _compile_ast(program, name, sources, p4c_checks=p4c_checks)
     except CompileError:
         raise
     except Exception as exc:
@@ -81,10 +132,11 @@ def compile_ast(program: ast.Program, name: str, sources: SourceManager) -> Comp
             from exc
 
 
-def _compile_ast(program: ast.Program, name: str, sources: SourceManager) -> CompiledProgram:
+def _compile_ast(program: ast.Program, name: str, sources: SourceManager, *, p4c_checks: bool) -> CompiledProgram:
     typed = check_program(program, line_of=sources.line_text)
     pipeline = elaborate(typed, line_of=sources.line_text)
-    check_bmv2_limits(pipeline, line_of=sources.line_text)  # what p4c-bm2-ss rejects, rejected here too
+    if p4c_checks:
+        check_bmv2_limits(pipeline, line_of=sources.line_text)  # what p4c-bm2-ss rejects, rejected here too
     try:
         symbols = collect_symbols(pipeline.model)
     except SymbolError as exc:
@@ -96,14 +148,14 @@ def _compile_ast(program: ast.Program, name: str, sources: SourceManager) -> Com
         loc = getattr(exc.node, "loc", program.loc)
         raise CompileError([sources.diagnostic(loc, str(exc))]) from None
     try:
-        compile(python, f"<p4ina:{name}>", "exec")
+        audit_generated(python)
     except SyntaxError as exc:  # a code generator bug; report it as a compiler error, not a traceback
         raise CompileError([Diagnostic(SourceLocation(name, 0, 0), f"internal error in generated code: {exc}")]) \
             from None
-    config = {
-        "format": DEVICE_CONFIG_FORMAT,
+    except GeneratedCodeError as exc:
+        raise CompileError([Diagnostic(SourceLocation(name, 0, 0), f"generated code refused: {exc}")]) from None
+    runtime_config = {
         "name": name,
-        "python": python,
         "tables": table_config(pipeline, symbols),
         "registers": {r.name: {"bitwidth": r.type_spec.bitwidth, "signed": r.type_spec.kind == "int"}
                       for r in pipeline.model.registers},
@@ -112,7 +164,7 @@ def _compile_ast(program: ast.Program, name: str, sources: SourceManager) -> Com
         "controller_headers": {h.name: [[f.name, f.bitwidth] for f in h.fields]
                                for h in pipeline.model.controller_headers},
     }
-    return CompiledProgram(name, p4info, config)
+    return CompiledProgram(name, p4info, python, runtime_config)
 
 
 def write_outputs(compiled: CompiledProgram, out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:
@@ -205,4 +257,5 @@ def _match_spec(typed: TypedProgram, item: ast.Expression, kind: str, t: P4Type 
     return {"value": value}
 
 
-__all__ = ["CompiledProgram", "compile_file", "compile_text", "qualify", "write_outputs"]
+__all__ = ["DEVICE_CONFIG_FORMAT", "CompiledProgram", "compile_file", "compile_preprocessed", "compile_text", "qualify",
+           "write_outputs"]

@@ -13,6 +13,7 @@ import keyword
 import re
 from collections.abc import Callable
 
+from p4switch.codegen.names import py_ident
 from p4switch.frontend.types import (
     BitsT,
     BoolT,
@@ -41,16 +42,16 @@ class LayoutError(Exception):
 def pyname(name: str) -> str:
     """A P4 identifier as a Python attribute name (keywords and leading underscores get a suffix/prefix)."""
     if keyword.iskeyword(name) or name in ("copy", "assign", "mk"):
-        return name + "_"
+        return py_ident(name + "_")
     if name.startswith("_"):
-        return "u" + name
-    return name
+        return py_ident("u" + name)
+    return py_ident(name)
 
 
 def class_name(t: P4Type) -> str:
     if isinstance(t, StackT):
-        return f"K_{_ident(class_name(t.element))}_{t.size}"
-    return "T_" + _ident(str(t))
+        return py_ident(f"K_{_ident(class_name(t.element))}_{t.size}")
+    return py_ident("T_" + _ident(str(t)))
 
 
 def _ident(text: str) -> str:

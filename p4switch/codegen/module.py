@@ -14,6 +14,7 @@ from p4switch.codegen.blocks import BlockGen, out_scalar_params
 from p4switch.codegen.exprs import CodegenError
 from p4switch.codegen.externs import ExternGen
 from p4switch.codegen.layout import LayoutBuilder, LayoutError, class_name, default_value, is_object, pyname
+from p4switch.codegen.names import py_ident, py_str
 from p4switch.frontend import ast
 from p4switch.frontend.elaborate import V1MODEL_ROLES, BlockInstance, Pipeline, local_name, qualify
 from p4switch.frontend.scope import Var
@@ -247,17 +248,17 @@ class ModuleGen:
         owner = self.owner_block(block, inst)
         cp_name = qualify(owner.prefix, inst)
         if t.name == "register":
-            return self.bind(("reg", cp_name), "R", f"S.registers[{cp_name!r}].cells")
+            return self.bind(("reg", cp_name), "R", f"S.registers[{py_str(cp_name)}].cells")
         if t.name == "counter":
-            return self.bind(("ctr", cp_name), "C", f"S.counters[{cp_name!r}]")
+            return self.bind(("ctr", cp_name), "C", f"S.counters[{py_str(cp_name)}]")
         if t.name == "direct_counter":
-            return self.bind(("dctr", cp_name), "DC", f"S.direct_counters[{cp_name!r}]")
+            return self.bind(("dctr", cp_name), "DC", f"S.direct_counters[{py_str(cp_name)}]")
         if t.name == "meter":
-            return self.bind(("mtr", cp_name), "M", f"S.meters[{cp_name!r}]")
+            return self.bind(("mtr", cp_name), "M", f"S.meters[{py_str(cp_name)}]")
         if t.name == "direct_meter":
-            return self.bind(("dmtr", cp_name), "DM", f"S.direct_meters[{cp_name!r}]")
+            return self.bind(("dmtr", cp_name), "DM", f"S.direct_meters[{py_str(cp_name)}]")
         if t.name == "value_set":
-            return self.bind(("vs", cp_name), "VS", f"S.value_sets[{cp_name!r}]")
+            return self.bind(("vs", cp_name), "VS", f"S.value_sets[{py_str(cp_name)}]")
         if t.name == "Checksum16":
             return "None"
         raise CodegenError(node, f"extern {t.name} is not supported by this target")
@@ -333,10 +334,10 @@ class ModuleGen:
         params = []
         for p in decl.params:
             var = self.typed.decl_vars[p]
-            pname = f"a_{p.name}"
+            pname = py_ident(f"a_{p.name}")
             g.var_loc[var] = pname
             params.append(pname)
-        g.w(f"def {name}({head}{''.join(', ' + p for p in params)}):")
+        g.w(f"def {py_ident(name)}({head}{''.join(', ' + p for p in params)}):")
         g.level += 1
         outs = [(g.var_loc[self.typed.decl_vars[p]], self.typed.decl_vars[p].type)
                 for p in out_scalar_params(decl.params, self.typed)]
@@ -362,7 +363,7 @@ class ModuleGen:
         name = f"t_{g.index}_{table.name}"
         self.generated_tables[key] = name
         cp_name = self.pipeline.table_names.get((g.block.prefix, table), qualify(g.block.prefix, table))
-        tb = self.bind(("tbl", cp_name), "TB", f"S.tables[{cp_name!r}]")
+        tb = self.bind(("tbl", cp_name), "TB", f"S.tables[{py_str(cp_name)}]")
         saved = (g.lines, g.level)
         g.lines, g.level = [], 0
         g.w(f"def {name}(ctx{g.params_sig}, cl):")
@@ -380,10 +381,10 @@ class ModuleGen:
         g.w(f"hit, aid, args, entry = {tb}.lookup(({''.join(k + ', ' for k in keys)}))")
         model = next((t for t in self.pipeline.model.tables if t.name == cp_name), None)
         if model is not None and model.direct_counter:
-            dc = self.bind(("dctr", model.direct_counter), "DC", f"S.direct_counters[{model.direct_counter!r}]")
+            dc = self.bind(("dctr", model.direct_counter), "DC", f"S.direct_counters[{py_str(model.direct_counter)}]")
             g.w(f"{dc}.count(entry, ctx.sm.packet_length)")
         if model is not None and model.direct_meter:
-            dm = self.bind(("dmtr", model.direct_meter), "DM", f"S.direct_meters[{model.direct_meter!r}]")
+            dm = self.bind(("dmtr", model.direct_meter), "DM", f"S.direct_meters[{py_str(model.direct_meter)}]")
             g.w(f"cl._dm = {dm}.execute(entry, ctx.sm.packet_length, _rt.now_us())")
         actions = props.get("actions")
         first = True

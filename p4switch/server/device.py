@@ -7,7 +7,6 @@ controller development where no data plane is wanted, and is never used by `p4in
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -15,8 +14,6 @@ from p4.config.v1 import p4info_pb2
 
 from p4switch.exceptions import DeviceConfigError
 from p4switch.runtime.state import RuntimeState
-
-DEVICE_CONFIG_FORMAT = "p4ina-v1model/1"
 
 
 @runtime_checkable
@@ -36,20 +33,14 @@ class Device(Protocol):
     def inject_packet_out(self, frame: bytes) -> None: ...
 
 
-def parse_device_config(device_config: bytes) -> dict[str, Any]:
-    """The compiler's JSON device config as a dict; empty bytes give an empty config."""
+def runtime_config(p4info: p4info_pb2.P4Info, device_config: bytes) -> dict[str, Any]:
+    """The static runtime data of a device config, compiled and checked against `p4info` by the switch's own
+    compiler (`p4switch.device_loader`); empty bytes (a P4Info-only push) give an empty config."""
     if not device_config:
         return {}
-    try:
-        config = json.loads(device_config)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DeviceConfigError(f"device config is not JSON: {exc}") from None
-    if not isinstance(config, dict):
-        raise DeviceConfigError("device config is not a JSON object")
-    fmt = config.get("format")
-    if fmt is not None and fmt != DEVICE_CONFIG_FORMAT:
-        raise DeviceConfigError(f"device config format {fmt!r}, expected {DEVICE_CONFIG_FORMAT!r}")
-    return config
+    from p4switch.device_loader import load
+
+    return load(p4info, device_config).runtime_config
 
 
 class StateDevice:
@@ -62,7 +53,7 @@ class StateDevice:
         self.packets_out: list[bytes] = []
 
     def install_pipeline(self, p4info: p4info_pb2.P4Info, device_config: bytes) -> None:
-        config = parse_device_config(device_config)
+        config = runtime_config(p4info, device_config)
         try:
             state = RuntimeState.from_p4info(p4info, config)
         except (KeyError, ValueError, TypeError) as exc:

@@ -13,7 +13,7 @@ from p4.v1 import p4runtime_pb2
 from p4switch.exceptions import P4SwitchError
 from p4switch.runtime.entries import EntityCodec, meter_config_to_proto
 from p4switch.runtime.state import RuntimeState, RuntimeStateError
-from p4switch.server.device import Device, parse_device_config
+from p4switch.server.device import Device, runtime_config
 from p4switch.server.errors import RpcError
 
 
@@ -45,11 +45,12 @@ def from_state(state: RuntimeState) -> PipelineConfig:
 
 
 def verify(config: PipelineConfig) -> None:
-    """Check that the P4Info is usable and the device config parses and fits it, with no side effect."""
+    """Check that the P4Info is usable and the device config is valid, compiles and fits it, with no side effect
+    (the compiled program is cached, so the COMMIT that usually follows does not compile again)."""
     if not config.p4info.ListFields():
         raise RpcError(code_pb2.INVALID_ARGUMENT, "the pipeline config has no P4Info")
     try:
-        RuntimeState.from_p4info(config.p4info, parse_device_config(config.device_config))
+        RuntimeState.from_p4info(config.p4info, runtime_config(config.p4info, config.device_config))
     except P4SwitchError as exc:
         raise RpcError(code_pb2.INVALID_ARGUMENT, str(exc)) from None
     except Exception as exc:  # whatever a malformed P4Info makes the state builder trip on

@@ -1,12 +1,13 @@
-"""Load an installed program: P4Info + the compiler's device config -> runtime state + generated `Program`.
+"""Load an installed program: P4Info + device config -> runtime state + the generated `Program`.
 
-Loading does all the work (JSON, exec of the generated module, state construction) before anything is swapped
-in, so a bad config leaves the running pipeline untouched (`Switch.install_pipeline` relies on this).
+The device config is data (`p4switch.device_config`): the switch compiles its P4 text itself
+(`p4switch.device_loader`) and runs only the module its own code generator wrote, in a namespace with restricted
+built-ins. Loading does all the work before anything is swapped in, so a bad config leaves the running pipeline
+untouched (`Switch.install_pipeline` relies on this).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,10 +16,13 @@ from typing import Any
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 
+from p4switch import device_config as device_config_format
+from p4switch.codegen.audit import run_generated
+from p4switch.device_loader import LoadedProgram, load
 from p4switch.exceptions import DeviceConfigError
 from p4switch.runtime.bindings import RuntimeBindings
 
-DEVICE_CONFIG_FORMAT = "p4ina-v1model/1"
+DEVICE_CONFIG_FORMAT = device_config_format.FORMAT
 
 # What a generated Program must offer (docs/architecture.md, "Generated pipeline module").
 PROGRAM_MEMBERS = (
@@ -48,22 +52,9 @@ class Pipeline:
     name: str = ""
 
 
-def parse_device_config(device_config: bytes) -> dict[str, Any]:
-    """The device config JSON, checked for the embedded target's format."""
-    try:
-        config = json.loads(device_config)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DeviceConfigError(f"device config is not the embedded target's JSON: {exc}") from None
-    if not isinstance(config, dict):
-        raise DeviceConfigError("device config is not a JSON object")
-    fmt = config.get("format")
-    if fmt != DEVICE_CONFIG_FORMAT:
-        raise DeviceConfigError(
-            f"device config format is {fmt!r}, expected {DEVICE_CONFIG_FORMAT!r} (compile with `p4ina compile`)"
-        )
-    if not isinstance(config.get("python"), str):
-        raise DeviceConfigError("device config has no generated pipeline code ('python')")
-    return config
+def parse_device_config(device_config: bytes) -> device_config_format.DeviceConfig:
+    """The device config, validated against the embedded target's schema (either accepted form)."""
+    return device_config_format.parse(device_config)
 
 
 def build_pipeline(
@@ -74,10 +65,23 @@ def build_pipeline(
     clock_us: Callable[[], int] | None = None,
     log_sink: Callable[[str], None] | None = None,
 ) -> Pipeline:
-    """Build everything a pipeline needs; raises `DeviceConfigError` and never half-builds."""
-    config = parse_device_config(device_config)
+    """Build everything a pipeline needs from a pushed or loaded config; raises `DeviceConfigError` and never
+    half-builds."""
+    return instantiate(p4info, load(p4info, device_config), seed=seed, clock_us=clock_us, log_sink=log_sink)
+
+
+def instantiate(
+    p4info: p4info_pb2.P4Info,
+    program: LoadedProgram,
+    *,
+    seed: int | None = None,
+    clock_us: Callable[[], int] | None = None,
+    log_sink: Callable[[str], None] | None = None,
+) -> Pipeline:
+    """A fresh pipeline (new state, new module instance) of a compiled program."""
     from p4switch.runtime.state import RuntimeState
 
+    config = program.runtime_config
     try:
         state = RuntimeState.from_p4info(p4info, config)
     except DeviceConfigError:
@@ -92,21 +96,18 @@ def build_pipeline(
             digest.push(values, rt.now_us() * 1000)
 
     rt.digest_sink = deliver_digest
-    name = str(config.get("name") or config.get("program") or "")
-    namespace: dict[str, Any] = {"__name__": f"p4ina_generated_{name or 'pipeline'}"}
     try:
-        code = compile(config["python"], f"<generated pipeline {name or '?'}>", "exec")
-        exec(code, namespace)
+        namespace = run_generated(program.code, f"p4ina_generated_{program.name}")
         build = namespace["build"]
-        program = build(rt)
+        built = build(rt)
     except KeyError:
         raise DeviceConfigError("generated pipeline code defines no build(rt)") from None
     except Exception as exc:
         raise DeviceConfigError(f"generated pipeline code failed to load: {type(exc).__name__}: {exc}") from None
-    missing = [m for m in PROGRAM_MEMBERS if not callable(getattr(program, m, None))]
+    missing = [m for m in PROGRAM_MEMBERS if not callable(getattr(built, m, None))]
     if missing:
         raise DeviceConfigError(f"generated Program lacks {', '.join(missing)}")
-    return Pipeline(p4info=p4info, config=config, state=state, rt=rt, program=program, name=name)
+    return Pipeline(p4info=p4info, config=config, state=state, rt=rt, program=built, name=program.name)
 
 
 def load_p4info(path: str | Path) -> p4info_pb2.P4Info:

@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "switch"))
 
 from switch_cli_runner import run_switch, switch_command
-from switch_ctlprog import ctl, device_config, observe
+from switch_ctlprog import ctl, device_config, observe, p4info_text
 
 from p4switch.switch.ports import PcapWriter, read_pcap
 
@@ -28,7 +28,7 @@ updates { type: INSERT entity { packet_replication_engine_entry { multicast_grou
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     (tmp_path / "prog.json").write_bytes(device_config())
-    (tmp_path / "prog.p4info.txtpb").write_text("")  # an empty P4Info: the program has no tables
+    (tmp_path / "prog.p4info.txtpb").write_text(p4info_text())  # the program has no tables
     return tmp_path
 
 
@@ -145,7 +145,7 @@ def test_a_failing_packet_is_one_log_line_and_the_run_goes_on(workdir: Path) -> 
     result = run_switch(["prog.json", "--use-files", "0", "-i", "0@p0", "-i", "1@p1"], workdir)
     assert result.returncode == 0 and "Traceback" not in result.stderr
     (line,) = [ln for ln in result.stderr.splitlines() if "failed" in ln]
-    assert "ingress failed on a packet from port 0: PacketProcessingError: assert(false) failed" in line
+    assert "ingress failed on a packet from port 0: PacketProcessingError: assert failed at ctlprog.p4:" in line
     assert len(outputs(workdir, range(2))[1]) == 2
 
 

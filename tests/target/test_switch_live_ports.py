@@ -16,7 +16,7 @@ from switch_cli_runner import switch_command
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "switch"))
 
-from switch_ctlprog import OBS_SIZE, ctl, device_config, observe
+from switch_ctlprog import OBS_SIZE, ctl, device_config, observe, p4info_text
 
 HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.root
@@ -55,7 +55,7 @@ def exchange(ns: str, frames: list[bytes], expect: int, marker: bytes) -> list[b
 
 def test_frames_cross_the_switch_and_queue_metadata_shows_the_rate_limit(netns: str, tmp_path: Path) -> None:
     (tmp_path / "prog.json").write_bytes(device_config())
-    (tmp_path / "prog.p4info.txtpb").write_text("")
+    (tmp_path / "prog.p4info.txtpb").write_text(p4info_text())
     cmd = ["ip", "netns", "exec", netns, *switch_command(
         ["prog.json", "-i", "1@va1", "-i", "2@vb1", "--queue-rate", "2=200"])]
     proc = subprocess.Popen(cmd, cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)

@@ -12,20 +12,19 @@ from pathlib import Path
 
 import grpc
 import pytest
-from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 from switch_cli_runner import run_switch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "switch"))
 
-from switch_ctlprog import ctl, device_config, observe
+from switch_ctlprog import ctl, device_config, observe, p4info
 
 from p4switch.switch.core import Switch
 
 server_mod = pytest.importorskip("p4switch.server", reason="engineer S's P4Runtime server is not in this checkout")
 
 ELECTION = p4runtime_pb2.Uint128(high=0, low=1)
-P4INFO = p4info_pb2.P4Info(pkg_info=p4info_pb2.PkgInfo(arch="v1model"))  # not empty: an empty one reads as unset
+P4INFO = p4info()  # the program's own P4Info: the switch checks it against the program it compiles
 CPU = 64
 
 

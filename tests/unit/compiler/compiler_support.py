@@ -56,7 +56,7 @@ class Result:
 class Harness:
     def __init__(self, compiled: CompiledProgram, *, seed: int = 1) -> None:
         self.compiled = compiled
-        self.state = RuntimeState.from_p4info(compiled.p4info, compiled.device_config)
+        self.state = RuntimeState.from_p4info(compiled.p4info, compiled.runtime_config)
         self.digests: list[tuple[str, tuple[int, ...]]] = []
         self.logs: list[str] = []
         self.rt = RuntimeBindings(self.state, seed=seed, clock_us=lambda: 0, log_sink=self.logs.append,

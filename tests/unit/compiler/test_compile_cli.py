@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+from p4switch.compiler import compile_preprocessed
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 
@@ -19,9 +22,10 @@ def test_compile_writes_p4info_and_device_config(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "tables.p4info.txtpb").read_text() == (CONFORMANCE / "p4info" / "tables.p4info.txtpb").read_text()
     config = json.loads((tmp_path / "tables.json").read_text())
-    assert config["format"] == "p4ina-v1model/1"
-    assert "def build(rt):" in config["python"]
-    exact = config["tables"]["I.t_exact"]["const_entries"]
+    assert config["format"] == "p4ina-v1model/2" and "python" not in config  # data, not code
+    assert config["program_sha256"] == hashlib.sha256(config["program"].encode()).hexdigest()
+    assert "#include" not in config["program"] and "control" in config["program"]  # preprocessed P4 text
+    exact = compile_preprocessed(config["program"], config["name"]).runtime_config["tables"]["I.t_exact"]["const_entries"]
     assert [e["match"][0]["value"] for e in exact] == [1, 2, 0xBEEF]  # source order
 
 

@@ -1,5 +1,5 @@
-"""A hand-written pipeline module that follows the code generator's contract (docs/architecture.md), for testing
-the engine's BMv2 semantics independently of the compiler.
+"""The engine tests' contract program, `ctlprog.p4`, compiled by the embedded compiler, for testing the engine's
+BMv2 semantics (the device config carries P4, not code, so the program is P4 too).
 
 Wire format: an 8-byte control header, then the payload.
   ctl: port, mcast, i2e_session, resubmit_rounds, recirc_rounds, e2e_session, priority, flags
@@ -10,146 +10,39 @@ packet_length(16), resubmits, recircs, ingress_port(16), enq_qdepth, deq_qdepth,
 
 from __future__ import annotations
 
-import json
+import functools
 import struct
-from typing import Any
+from pathlib import Path
 
-SOURCE = r'''
-import struct
-from p4switch.exceptions import PacketProcessingError
-from p4switch.runtime.context import PacketContext, StandardMetadata
+from p4.config.v1 import p4info_pb2
 
+from p4switch.compiler import CompiledProgram, compile_file
 
-class Headers:
-    __slots__ = ("ctl", "ctl_valid", "obs", "obs_valid")
-
-    def __init__(self):
-        self.ctl = [0] * 8
-        self.ctl_valid = False
-        self.obs = b""
-        self.obs_valid = False
+PROGRAM = Path(__file__).with_name("ctlprog.p4")
 
 
-class Meta:
-    __slots__ = ("resubmits", "recircs", "mark")
-
-    def __init__(self):
-        self.resubmits = 0
-        self.recircs = 0
-        self.mark = 0
+@functools.cache
+def compiled() -> CompiledProgram:
+    return compile_file(PROGRAM)
 
 
-FIELD_LISTS = {1: ("resubmits", "recircs", "mark"), 2: ("recircs",)}
+def device_config() -> bytes:
+    return compiled().device_config_bytes()
 
 
-class Program:
-    def __init__(self, rt):
-        self.rt = rt
-
-    def init(self, ctx):
-        ctx.h = Headers()
-        ctx.m = Meta()
-        ctx.sm = StandardMetadata()
-
-    def parse(self, ctx):
-        if len(ctx.data) < 8:
-            ctx.sm.parser_error = 2  # PacketTooShort
-            ctx.payload_offset = 0
-            return
-        ctx.h.ctl = list(ctx.data[:8])
-        ctx.h.ctl_valid = True
-        ctx.payload_offset = 8
-
-    def verify_checksum(self, ctx):
-        pass
-
-    def ingress(self, ctx):
-        h, m, sm = ctx.h, ctx.m, ctx.sm
-        if not h.ctl_valid:
-            sm.egress_spec = 511
-            return
-        port, mcast, i2e, resub, recirc, e2e, prio, flags = h.ctl
-        if flags & 4:
-            raise PacketProcessingError("assert(false) failed")
-        sm.priority = prio
-        if i2e:
-            ctx.clone_requests.append((0, i2e, 1 if flags & 2 else None))
-        if m.resubmits < resub:
-            m.resubmits += 1
-            ctx.resubmit_field_list = 1
-            return
-        if mcast:
-            sm.mcast_grp = mcast
-        elif port == 0xFF:
-            sm.egress_spec = 511
-            sm.mcast_grp = 0
-        else:
-            sm.egress_spec = port
-
-    def egress(self, ctx):
-        h, m, sm = ctx.h, ctx.m, ctx.sm
-        port, mcast, i2e, resub, recirc, e2e, prio, flags = h.ctl
-        if e2e and sm.instance_type != 2:
-            ctx.clone_requests.append((1, e2e, 1 if flags & 2 else None))
-        if m.recircs < recirc and sm.instance_type != 2:
-            m.recircs += 1
-            ctx.recirculate_field_list = 1
-            return
-        h.obs = struct.pack(
-            ">BHHHBBHBBI", sm.instance_type, sm.egress_rid, sm.egress_port, sm.packet_length,
-            m.resubmits, m.recircs, sm.ingress_port, min(sm.enq_qdepth, 255), min(sm.deq_qdepth, 255),
-            sm.deq_timedelta,
-        )
-        h.obs_valid = True
-        if flags & 1 and sm.instance_type == 0:
-            sm.egress_spec = 511
-
-    def compute_checksum(self, ctx):
-        pass
-
-    def deparse(self, ctx):
-        out = bytes(ctx.h.ctl) if ctx.h.ctl_valid else b""
-        if ctx.h.obs_valid:
-            out += ctx.h.obs
-        return out + ctx.data[ctx.payload_offset:]
-
-    def clone_ctx(self, ctx):
-        c = PacketContext(ctx.data, packet_id=ctx.packet_id, copy_id=ctx.copy_id)
-        c.payload_offset = ctx.payload_offset
-        h = Headers()
-        h.ctl = list(ctx.h.ctl)
-        h.ctl_valid = ctx.h.ctl_valid
-        h.obs = ctx.h.obs
-        h.obs_valid = ctx.h.obs_valid
-        c.h = h
-        m = Meta()
-        m.resubmits, m.recircs, m.mark = ctx.m.resubmits, ctx.m.recircs, ctx.m.mark
-        c.m = m
-        c.sm = ctx.sm.copy()
-        return c
-
-    def save_field_list(self, ctx, n):
-        return tuple(getattr(ctx.m, f) for f in FIELD_LISTS[n]), n
-
-    def restore_field_list(self, ctx, saved):
-        values, n = saved
-        for f, v in zip(FIELD_LISTS[n], values):
-            setattr(ctx.m, f, v)
-
-    def reset_metadata(self, ctx):
-        ctx.m = Meta()
+def p4info() -> p4info_pb2.P4Info:
+    """A fresh copy of the program's P4Info (what a controller sends with the device config)."""
+    info = p4info_pb2.P4Info()
+    info.CopyFrom(compiled().p4info)
+    return info
 
 
-def build(rt):
-    return Program(rt)
-'''
+def p4info_text() -> str:
+    return compiled().p4info_text()
+
 
 OBS = struct.Struct(">BHHHBBHBBI")
 OBS_SIZE = OBS.size
-
-
-def device_config(**extra: Any) -> bytes:
-    return json.dumps({"format": "p4ina-v1model/1", "name": "ctlprog", "python": SOURCE, **extra}).encode()
 
 
 def ctl(

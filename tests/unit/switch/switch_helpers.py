@@ -4,9 +4,8 @@ real P4Runtime entity codec."""
 from __future__ import annotations
 
 from google.protobuf import text_format
-from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
-from switch_ctlprog import device_config
+from switch_ctlprog import device_config, p4info
 
 from p4switch.switch.entries_file import apply_write_request
 from p4switch.switch.filemode import FileModeRunner
@@ -23,7 +22,7 @@ updates { type: INSERT entity { packet_replication_engine_entry { clone_session_
 
 
 def pipeline_with_pre(pre: str = PRE) -> Pipeline:
-    pipeline = build_pipeline(p4info_pb2.P4Info(), device_config())
+    pipeline = build_pipeline(p4info(), device_config())
     apply_write_request(pipeline.state, text_format.Parse(pre, p4runtime_pb2.WriteRequest()))
     return pipeline
 

@@ -11,7 +11,7 @@ import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
-from switch_ctlprog import ctl, device_config, observe
+from switch_ctlprog import ctl, device_config, observe, p4info
 from switch_helpers import PRE
 
 from p4switch.exceptions import DeviceConfigError, P4SwitchError
@@ -38,7 +38,7 @@ class Outputs:
 @pytest.fixture
 def switch() -> Iterator[Switch]:
     sw = Switch(cpu_port=64, priority_queues=2)
-    sw.install_pipeline(p4info_pb2.P4Info(), device_config())
+    sw.install_pipeline(p4info(), device_config())
     apply_write_request(sw.state, text_format.Parse(PRE, p4runtime_pb2.WriteRequest()))
     sw.start()
     yield sw
@@ -79,10 +79,10 @@ def test_cpu_port_packet_in_and_packet_out(switch: Switch) -> None:
 def test_bad_pipeline_is_refused_and_the_old_one_keeps_running(switch: Switch) -> None:
     old = switch.pipeline
     for bad, message in [
-        (b"not json", "not the embedded target's JSON"),
+        (b"not json", "neither JSON nor a p4.tmp.P4DeviceConfig"),
         (json.dumps({"format": "bmv2"}).encode(), "format"),
-        (json.dumps({"format": "p4ina-v1model/1", "python": "raise ValueError('boom')"}).encode(), "boom"),
-        (json.dumps({"format": "p4ina-v1model/1", "python": "x = 1"}).encode(), "no build"),
+        (json.dumps({"format": "p4ina-v1model/1", "python": "raise ValueError('boom')"}).encode(), "old format"),
+        (device_config().replace(b"apply", b"apply!", 1), "program_sha256"),
     ]:
         with pytest.raises(DeviceConfigError, match=message):
             switch.install_pipeline(p4info_pb2.P4Info(), bad)
@@ -95,7 +95,7 @@ def test_bad_pipeline_is_refused_and_the_old_one_keeps_running(switch: Switch) -
 
 def test_pipeline_swap_resets_state(switch: Switch) -> None:
     assert switch.state.pre.mcast_groups
-    switch.install_pipeline(p4info_pb2.P4Info(), device_config())
+    switch.install_pipeline(p4info(), device_config())
     assert not switch.state.pre.mcast_groups
     out = Outputs()
     switch.add_output_callback(out)

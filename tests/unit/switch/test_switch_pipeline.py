@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from p4.config.v1 import p4info_pb2
-from switch_ctlprog import device_config
+from switch_ctlprog import device_config, p4info
 
 from p4switch.exceptions import DeviceConfigError
 from p4switch.switch.pipeline import build_pipeline, default_p4info_path, load_p4info, parse_device_config
@@ -41,10 +41,10 @@ def test_bad_p4info(tmp_path: Path, content: bytes | None, message: str) -> None
     ("config", "message"),
     [
         (b"[1, 2]", "not a JSON object"),
-        (json.dumps({"format": "p4ina-v1model/1"}).encode(), "no generated pipeline code"),
-        (json.dumps({"format": "p4ina-v1model/1", "python": "def build(rt):\n    return object()\n"}).encode(),
-         "lacks init"),
-        (json.dumps({"format": "p4ina-v1model/1", "python": "def (:"}).encode(), "SyntaxError"),
+        (json.dumps({"format": "p4ina-v1model/1"}).encode(), "old format"),
+        (json.dumps({"format": "p4ina-v1model/2", "python": "def build(rt):\n    return object()\n"}).encode(),
+         "carried Python code"),
+        (json.dumps({"format": "p4ina-v1model/2", "name": "x"}).encode(), "lacks program, program_sha256"),
     ],
 )
 def test_bad_device_configs(config: bytes, message: str) -> None:
@@ -53,7 +53,12 @@ def test_bad_device_configs(config: bytes, message: str) -> None:
 
 
 def test_good_config_builds_state_bindings_and_program() -> None:
-    assert parse_device_config(device_config())["name"] == "ctlprog"
-    pipeline = build_pipeline(p4info_pb2.P4Info(), device_config(), seed=3)
+    assert parse_device_config(device_config()).name == "ctlprog"
+    pipeline = build_pipeline(p4info(), device_config(), seed=3)
     assert pipeline.name == "ctlprog" and pipeline.rt.state is pipeline.state
-    assert pipeline.rt.random(0, 1000) == build_pipeline(p4info_pb2.P4Info(), device_config(), seed=3).rt.random(0, 1000)
+    assert pipeline.rt.random(0, 1000) == build_pipeline(p4info(), device_config(), seed=3).rt.random(0, 1000)
+
+
+def test_a_p4info_that_does_not_describe_the_program_is_refused() -> None:
+    with pytest.raises(DeviceConfigError, match="P4Info does not match"):
+        build_pipeline(p4info_pb2.P4Info(pkg_info=p4info_pb2.PkgInfo(arch="psa")), device_config())

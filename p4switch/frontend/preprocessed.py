@@ -1,0 +1,74 @@
+"""Preprocessed P4 text: the program as the device config carries it, and the switch-side way back to tokens.
+
+`render` turns the preprocessor's token stream into text that lexes back to the same stream as the parser sees
+it: same kinds and texts, a line break exactly where a logical line began (`@pragma` reads to the end of its line,
+`@name(` must not start a new one), and two `>` joined into a shift exactly where the original was one.
+`tokens_of` lexes such text with preprocessing disabled: a directive (`#` first on a line) or `##` is refused,
+and nothing is expanded, so nothing in the text can make the switch read a file or expand a macro.
+"""
+
+from __future__ import annotations
+
+from p4switch.exceptions import CompileError, Diagnostic
+from p4switch.frontend.lexer import LineIndex, Token, tokenize
+
+
+def _is_shift_pair(prev: Token, tok: Token) -> bool:
+    """Whether the parser reads `prev tok` as `>>` (expressions.py: adjacent, no space, same line)."""
+    return prev.is_punct(">") and tok.is_punct(">") and not tok.space and tok.loc.line == prev.loc.line
+
+
+def _glue(prev: Token, tok: Token) -> bool:
+    """Whether `prev` and `tok` may be written with nothing between them and still lex as these two tokens."""
+    if prev.is_punct(">") and tok.is_punct(">"):
+        return _is_shift_pair(prev, tok)
+    if tok.space:
+        return False
+    try:
+        again = tokenize(prev.text + tok.text, "<glue>")
+    except CompileError:
+        return False
+    return [(t.kind, t.text) for t in again] == [(prev.kind, prev.text), (tok.kind, tok.text)]
+
+
+def render(tokens: list[Token]) -> str:
+    """The token stream as P4 text that `tokens_of` turns back into an equivalent stream."""
+    parts: list[str] = []
+    prev: Token | None = None
+    for tok in tokens:
+        if tok.kind == "eof":
+            break
+        if prev is not None:
+            if tok.bol:
+                parts.append("\n")
+            elif not _glue(prev, tok):
+                parts.append(" ")
+        parts.append(tok.text)
+        prev = tok
+    parts.append("\n")
+    return "".join(parts)
+
+
+def parser_view(tokens: list[Token]) -> list[tuple[str, str, bool, bool]]:
+    """What the parser depends on, per token: kind, text, starts a line, closes a `>>` with the previous one."""
+    view: list[tuple[str, str, bool, bool]] = []
+    prev: Token | None = None
+    for tok in tokens:
+        if tok.kind == "eof":
+            break
+        view.append((tok.kind, tok.text, tok.bol, prev is not None and _is_shift_pair(prev, tok)))
+        prev = tok
+    return view
+
+
+def tokens_of(text: str, filename: str) -> list[Token]:
+    """Lex preprocessed P4 text with preprocessing disabled: a `#` that starts a line (a directive) or a `##` is a
+    `CompileError`; the tokens go to the parser as they are, no macro is expanded."""
+    tokens = tokenize(text, filename)
+    for tok in tokens:
+        if (tok.bol and tok.is_punct("#")) or tok.is_punct("##"):
+            line = LineIndex(text).line_text(tok.loc.line)
+            raise CompileError([Diagnostic(
+                tok.loc, "preprocessing directives are not accepted here: the program must arrive preprocessed",
+                source_line=line)])
+    return tokens
