@@ -131,3 +131,13 @@ def test_p4v_equals_form_and_std(tmp_path: Path) -> None:
                  cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "p.txtpb").exists()
+
+
+def test_p4c_driver_form_of_runptf(tmp_path: Path) -> None:
+    """The tutorials' runptf.sh calls the `p4c` driver: `--target bmv2 --arch v1model --p4runtime-files
+    build/X.p4info.txtpb -o build X.p4`, where `-o` is a directory that gets build/X.json."""
+    result = p4c("--target", "bmv2", "--arch", "v1model", "--p4runtime-files", "build/basic.p4info.txtpb", "-o",
+                 "build", str(PROGRAM), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "build" / "ipv4_fwd.json").exists()
+    assert TABLE in tables_in(as_text(tmp_path / "build" / "basic.p4info.txtpb"))
