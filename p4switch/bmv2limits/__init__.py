@@ -7,6 +7,7 @@ accepts also compiles for the `bmv2` target. Runs on the elaborated pipeline, be
 | `cfg.py` | `backends/bmv2/common/controlFlowGraph.cpp` | a table applied at two sites: a path back to itself, or different successors |
 | `tables.py` | `backends/bmv2/common/control.cpp`, `metermap.cpp` | lpm keys, direct counters and meters |
 | `declarations.py` | `backends/bmv2/common/header.cpp`, `simple_switch/simpleSwitch.cpp` | header widths, the headers type, user extern functions, block parameter directions |
+| `frontend.py` | p4c's front end (`testdata/p4_16_errors`) | errors our front end lets through: extract of a non-header, redeclared v1model names, switch labels, keyless entries, duplicate control-plane names |
 | `externs.py` | `simple_switch/simpleSwitch.cpp`, `common/check_unsupported.h` | clone/resubmit/recirculate placement, registers, checksum blocks, loops |
 
 The list of restrictions, their messages and what is not covered: docs/compiler.md, "BMv2 back-end restrictions".
@@ -20,6 +21,7 @@ from p4switch.frontend.elaborate import Pipeline
 from .cfg import check_control_graphs
 from .declarations import check_declarations
 from .externs import check_externs
+from .frontend import check_frontend_gaps
 from .report import LineOf, Reporter
 from .tables import check_tables
 
@@ -28,8 +30,9 @@ def check_bmv2_limits(pipeline: Pipeline, *, line_of: LineOf | None = None) -> N
     """Raise `CompileError` with every BMv2 restriction the program breaks (nothing when it has none)."""
     report = Reporter(line_of)
     check_declarations(pipeline, report)
+    check_frontend_gaps(pipeline, report)
     graphs = check_control_graphs(pipeline, report)
-    order = [graph.table_decls[name] for graph in graphs.values() for name in graph.table_decls]
+    order = [(prefix, decl) for graph in graphs.values() for prefix, decl, _name in graph.tables.values()]
     check_tables(pipeline, order, report)
     check_externs(pipeline, report)
     if report.diagnostics:

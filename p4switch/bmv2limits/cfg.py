@@ -35,7 +35,7 @@ class Node:
     """One CFG node: the entry, the exit, a table apply site, a condition, or a synthesized action table."""
 
     kind: str
-    table: str | None = None
+    table: str | None = None  # identifies the table instance (block prefix and declaration), not its @name
     decl: ast.TableDeclaration | None = None
     preds: list[tuple[Node, Label]] = field(default_factory=list)
     succs: list[tuple[Node, Label]] = field(default_factory=list)
@@ -55,7 +55,7 @@ class ControlGraph:
         self.pipeline = pipeline
         self.typed = pipeline.typed
         self.nodes: list[Node] = []
-        self.table_decls: dict[str, tuple[str, ast.TableDeclaration]] = {}  # name -> (block prefix, decl)
+        self.tables: dict[str, tuple[str, ast.TableDeclaration, str]] = {}  # key -> (block prefix, decl, name)
         self.entry = self.make("entry")
         self.exit = self.make("exit")
         assert isinstance(root.decl, ast.ControlDeclaration)
@@ -90,8 +90,9 @@ class ControlGraph:
         info = self.typed.calls[call]
         decl = info.decl
         name = self.pipeline.table_names.get((block.prefix, decl)) or qualify(block.prefix, decl)
-        self.table_decls.setdefault(name, (block.prefix, decl))
-        node = self.make("table", name, decl)
+        key = f"{block.prefix}#{id(decl)}"
+        self.tables.setdefault(key, (block.prefix, decl, name))
+        node = self.make("table", key, decl)
         self.connect(node, live)
         return node
 
@@ -283,8 +284,8 @@ class ControlGraph:
             first = sites[0]
             for other in sites[1:]:
                 if not _same_successors(first, other):
-                    self.error(report, name, f"Program is not supported by this target, because table {name} "
-                                             f"has multiple successors")
+                    self.error(report, name, "Program is not supported by this target, because table {} "
+                                             "has multiple successors")
                     return
 
     def dfs(self, start: Node, visited: set[int], stack: set[str], report: Reporter) -> bool:
@@ -295,7 +296,7 @@ class ControlGraph:
             table = node.table
             if table is not None and table in stack:
                 self.error(report, table, "Program can not be implemented on this target since it contains a "
-                                          f"path from table {table} back to itself")
+                                          "path from table {} back to itself")
                 return False
             if id(node) not in visited:
                 if table is not None:
@@ -318,8 +319,9 @@ class ControlGraph:
         return True
 
     def error(self, report: Reporter, table: str, message: str) -> None:
-        _prefix, decl = self.table_decls[table]
-        report.error_at_name(decl.loc, decl.name, message)
+        """`message` with the table's control-plane name for `{}`, at the table's declaration."""
+        _prefix, decl, name = self.tables[table]
+        report.error_at_name(decl.loc, decl.name, message.format(name))
 
 
 def _same_successors(a: Node, b: Node) -> bool:

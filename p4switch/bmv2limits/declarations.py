@@ -117,27 +117,27 @@ def check_extern_functions(pipeline: Pipeline, report: Reporter) -> None:
     ones before the back end)."""
     typed = pipeline.typed
     reported: set[int] = set()
-    for root in _reachable_code(pipeline):
+    for root in reachable_code(pipeline):
         for n in ast.walk(root):
             info = typed.calls.get(n) if isinstance(n, ast.Call) else None
             if info is None or info.kind != "extern_function" or id(info.decl) in reported:
                 continue
             decl = info.decl
             loc = getattr(decl, "loc", None)
-            if loc is None or _is_system_file(loc.file):
+            if loc is None or is_system_file(loc.file):
                 continue
             reported.add(id(decl))
             report.error_at_name(loc, info.name, f"{info.name}: unknown extern function")
 
 
-def _is_system_file(path: str) -> bool:
+def is_system_file(path: str) -> bool:
     try:
         return Path(path).resolve().parent == SYSTEM_INCLUDE_DIR
     except OSError:
         return False
 
 
-def _reachable_code(pipeline: Pipeline) -> list[ast.Node]:
+def reachable_code(pipeline: Pipeline) -> list[ast.Node]:
     """Parser states, control bodies and the actions and functions they use: the code p4c keeps."""
     typed = pipeline.typed
     roots: list[ast.Node] = []

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from p4switch.frontend import ast
 from p4switch.frontend.elaborate import BlockInstance, Pipeline, qualify
 from p4switch.frontend.typecheck.helpers import expr_text
-from p4switch.frontend.types import BitsT, EnumT, ExternT, NewTypeT
+from p4switch.frontend.types import BitsT, BoolT, EnumT, ErrorT, ExternT, NewTypeT, underlying
 
 from .report import Reporter, start_of
 
@@ -52,6 +52,25 @@ def _check_call(pipeline: Pipeline, role: str, call: ast.Call, report: Reporter)
             report.error(call.loc, f"'{info.name}({kind[2]}, ...) not invoked in {wanted} {expr_text(call)}")
     elif info.name in _PLACEMENT and role != _PLACEMENT[info.name][0]:
         report.error(call.loc, f"{_PLACEMENT[info.name][1]} {expr_text(call)}")
+    elif info.name == "log_msg" and len(call.args) == 2:
+        _check_log_msg(pipeline, call, report)
+
+
+def _check_log_msg(pipeline: Pipeline, call: ast.Call, report: Reporter) -> None:
+    """BMv2's log_msg takes a list of integral values (ExternConverter_log_msg)."""
+    arg = call.args[1].value
+    if isinstance(arg, ast.ListExpression):
+        items = list(arg.items)
+    elif isinstance(arg, ast.StructExpression):
+        items = [f.value for f in arg.fields]
+    else:
+        report.error(start_of(call), f"{expr_text(call)}: Second argument must be a list expression: {expr_text(arg)}")
+        return
+    for item in items:
+        t = pipeline.typed.types.get(item)
+        if t is not None and not isinstance(underlying(t), (BitsT, BoolT, ErrorT)):
+            report.error(start_of(call), f"{expr_text(call)}: only integral values supported for logged values")
+            return
 
 
 def _check_register(pipeline: Pipeline, block: BlockInstance, inst: ast.Instantiation, report: Reporter) -> None:
