@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 MIN_LANES = 16
 _RUN_WIDTHS = (8, 16, 32)
 _enabled = [True]
+_recorders: list[list[tuple[int, str]]] = []
 
 
 @contextlib.contextmanager
@@ -48,6 +49,24 @@ def disabled() -> Iterator[None]:
         yield
     finally:
         _enabled.pop()
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[tuple[int, str]]]:
+    """Collect, for every run of at least MIN_LANES lanes compiled inside this block, (lanes, "vectorised" or the
+    reason it stayed scalar): what tests and `p4ina bench` check the vectoriser decided."""
+    log: list[tuple[int, str]] = []
+    _recorders.append(log)
+    try:
+        yield log
+    finally:
+        _recorders.remove(log)
+
+
+def _record(vectors: ModuleVectors, lanes: int, outcome: str) -> None:
+    vectors.log.append((lanes, outcome))
+    for log in _recorders:
+        log.append((lanes, outcome))
 
 
 class Reject(Exception):
@@ -859,12 +878,12 @@ def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> in
         del g.lines[mark:]
         del g.mod.bindings[bindings:]
         g.level = level
-        vectors.log.append((k, str(exc)))
+        _record(vectors, k, str(exc))
         for st in stmts[i:i + k]:
             g.stmt(st)
         return k
     commit(g.mod, em)
-    vectors.log.append((k, "vectorised"))
+    _record(vectors, k, "vectorised")
     return k
 
 
@@ -885,4 +904,5 @@ def commit(mod: ModuleGen, em: _Emitter) -> None:
     mod.layout.prelude = ["import p4switch.runtime.vecops as _vx", ""]
 
 
-__all__ = ["MIN_LANES", "Reject", "disabled", "emit_vector_run", "field_run", "header_source", "module_vectors"]
+__all__ = ["MIN_LANES", "Reject", "disabled", "emit_vector_run", "field_run", "header_source", "module_vectors",
+           "recording"]
