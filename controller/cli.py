@@ -77,6 +77,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--id", type=int, dest="job_id", help="job id (default: next free)")
     p.add_argument("--worker-port", action="append", default=[], metavar="HOST=PORT",
                    help="a worker's UDP receive port (default 48864)")
+    p.add_argument("--values", type=int, metavar="N",
+                   help="values per packet the workers pack; refused unless the pipeline was built for N "
+                        "(default: the pipeline's N, read from its P4Info)")
     p = cmd(job, "delete", _job_delete, "remove everything the job installed")
     p.add_argument("job_id", type=int, metavar="JOB")
     cmd(job, "list", _job_list, "jobs with their root, members and status")
@@ -206,7 +209,8 @@ def _members(raw: list[str]) -> list[str]:
 def _job_summary(rec: JobRecord) -> dict[str, Any]:
     return {"job": rec.job_id, "name": rec.name, "members": rec.members, "root": rec.tree.root,
             "depth": rec.tree.depth, "switches": rec.tree.switches, "slots": rec.slots, "quant": rec.quant,
-            "scale": rec.scale, "status": rec.status, "rebuilt": rec.rebuilt, "uncleared": rec.uncleared}
+            "scale": rec.scale, "status": rec.status, "rebuilt": rec.rebuilt, "uncleared": rec.uncleared,
+            "values": rec.values}
 
 
 def _job_create(args: argparse.Namespace, app: ControllerApp) -> Any:
@@ -218,12 +222,13 @@ def _job_create(args: argparse.Namespace, app: ControllerApp) -> Any:
         ports[host] = int(port)
     with _session(args, app) as s:
         rec = s.jobs.create(_members(args.members), name=args.name, root=args.root, quant=args.quant,
-                            slots=args.slots, job_id=args.job_id, scale=args.scale, worker_ports=ports)
+                            slots=args.slots, job_id=args.job_id, scale=args.scale, worker_ports=ports,
+                            values=args.values)
         s.events.emit(_event("job_created", rec))
         data = _job_summary(rec)
         data["workers"] = rec.workers
         data["text"] = (f"job {rec.job_id} created: root {rec.tree.root}, depth {rec.tree.depth}, "
-                        f"{len(rec.tree.parent)} switches\n" + rec.tree.drawing() + "\n" + _workers_table(rec))
+                        f"{len(rec.tree.parent)} switches, {rec.values} values per packet\n" + rec.tree.drawing() + "\n" + _workers_table(rec))
         if rec.uncleared:
             data["text"] += (f"\nwarning: slots not cleared on {', '.join(rec.uncleared)} (no P4Runtime register "
                              "writes): a deleted job's slot state left there can stall this job or answer it with "
@@ -273,7 +278,7 @@ def _job_show(args: argparse.Namespace, app: ControllerApp) -> Any:
         data["grants"] = {sw: vars(g) for sw, g in rec.grants.items()}
         data["entities"] = {sw: len(v) for sw, v in rec.installed.items()}
         lines = [f"job {rec.job_id} ({rec.name}): {rec.status}, {rec.quant}, scale {rec.scale}, "
-                 f"{rec.slots} slots, rebuilt {rec.rebuilt}x", rec.tree.drawing(), _workers_table(rec),
+                 f"{rec.slots} slots, {rec.values} values per packet, rebuilt {rec.rebuilt}x", rec.tree.drawing(), _workers_table(rec),
                  "switch      idx  slots        group  entities"]
         for sw, g in sorted(rec.grants.items()):
             lines.append(f"{sw:<11} {g.job_idx:<4} {g.slot_base:>4}..{g.slot_base + g.slot_count - 1:<6} "

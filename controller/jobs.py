@@ -43,6 +43,10 @@ class Binding(Protocol):
         """Writes (MODIFY) that return a slot range's data-plane state to unused."""
         ...
 
+    def values_per_packet(self, helper: P4InfoHelper) -> int:
+        """Values per aggregation packet of the installed pipeline (its build's N), from P4Info."""
+        ...
+
 
 def to_text(e: p4runtime_pb2.Entity) -> str:
     return text_format.MessageToString(e, as_one_line=True)
@@ -87,9 +91,16 @@ class JobManager:
     # -- create -----------------------------------------------------------------------------------------------
     def create(self, members: list[str], *, name: str = "", root: str | None = None, quant: str = "int32",
                slots: int = 64, job_id: int | None = None, scale: int = 0,
-               worker_ports: dict[str, int] | None = None) -> JobRecord:
+               worker_ports: dict[str, int] | None = None, values: int | None = None) -> JobRecord:
+        """`values`: the values per packet the job's workers will pack; None takes the pipeline's N, another N
+        than the pipeline's is refused (the switches would drop every packet of the job as BAD_FORMAT)."""
         if quant not in QUANT_MODES:
             raise JobError(f"unknown quantization mode {quant!r} (one of {', '.join(QUANT_MODES)})")
+        pipeline_values = self.binding.values_per_packet(self.helper)
+        if values is not None and values != pipeline_values:
+            raise JobError(f"the job asks for {values} values per packet but the pipeline carries {pipeline_values} "
+                           f"(built with -D AGG_VALUES={pipeline_values}): create it with --values {pipeline_values} "
+                           "or push a pipeline built for the job's N")
         if slots <= 0:
             raise JobError(f"slot count must be positive, got {slots}")
         if len(set(members)) != len(members):
@@ -106,7 +117,8 @@ class JobManager:
         plan = plan_job(self.topo, tree, grants, job_id, quant, ranks, scale=scale, worker_ports=ports)
         record = JobRecord(job_id, name or f"job{job_id}", list(members), quant, slots, root, tree, grants, ranks,
                            {sw: p.to_dict() for sw, p in plan.switches.items()}, created=time.time(),
-                           scale=scale, worker_ports=ports, workers=[asdict(m) for m in plan.members])
+                           scale=scale, worker_ports=ports, workers=[asdict(m) for m in plan.members],
+                           values=pipeline_values)
         record.uncleared = self._reset_slots(grants.values())
         record.installed = self._install(plan.switches)
         self.state.jobs[job_id] = record

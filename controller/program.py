@@ -40,6 +40,12 @@ AGG_PACKETS = "P4inaIngress.output.agg_packets"
 FWD_DROPS = "P4inaIngress.forwarding.fwd_drops"
 PFC_RX = "P4inaIngress.qos.pfc_rx"
 BITMAP_REGISTER = "P4inaIngress.aggregation.agg_bitmap"
+# The values per packet a build of the program carries (`-D AGG_VALUES=N`): the annotation `@p4ina_values(N)` on
+# BITMAP_REGISTER, which P4Info keeps (p4c and the embedded compiler both copy annotations into the preamble), and
+# the N per-element registers agg_v<octal index> next to it, which must agree with it (docs/p4-program.md).
+VALUES_ANNOTATION = "p4ina_values"
+VALUE_REGISTER_PREFIX = "P4inaIngress.aggregation.agg_v"
+DEFAULT_VALUES = 64
 # What makes a slot cell of `AggregationIngress` (p4src/include/aggregation.p4) free: a zero `agg_status` (the
 # USED bit clear) makes the next contribution start a new round whatever its (step, seq), and resets the count,
 # sums, checksum and bitmap as it does so; it also stops the cell from answering retransmissions or PULLs and from
@@ -75,6 +81,11 @@ class P4inaProgram:
         except P4InfoError as exc:
             raise P4InfoError(f"the pipeline is not the p4ina program: {exc}") from None
         return cells // 2, DEFAULT_GROUPS, rows - 1  # 2 versions per slot; the last row is for unknown jobs
+
+    def values_per_packet(self, helper: P4InfoHelper) -> int:
+        """The N of the installed build, from P4Info alone: `@p4ina_values(N)` on agg_bitmap, checked against the
+        number of per-element value registers (a pipeline without the annotation predates it: 64)."""
+        return pipeline_values(helper)
 
     # -- jobs ---------------------------------------------------------------------------------------------------
     def slot_reset_entities(self, helper: P4InfoHelper, slot_base: int, slot_count: int) -> list[p4runtime_pb2.Entity]:
@@ -179,3 +190,25 @@ class P4inaProgram:
 
     def unknown_job_row(self, helper: P4InfoHelper) -> int:
         return int(helper.counters.get(AGG_PACKETS).size) - 1
+
+
+def pipeline_values(helper: P4InfoHelper) -> int:
+    """Values per packet of the p4ina build whose P4Info `helper` holds (see VALUES_ANNOTATION)."""
+    try:
+        bitmap = helper.registers.get(BITMAP_REGISTER)
+    except P4InfoError as exc:
+        raise P4InfoError(f"the pipeline is not the p4ina program: {exc}") from None
+    prefix = f"@{VALUES_ANNOTATION}("
+    declared = [a for a in bitmap.preamble.annotations if a.replace(" ", "").startswith(prefix)]
+    registers = sum(1 for r in helper.p4info.registers if r.preamble.name.startswith(VALUE_REGISTER_PREFIX))
+    n = DEFAULT_VALUES  # a build from before the annotation
+    if declared:
+        text = declared[0].replace(" ", "")[len(prefix):].rstrip(")")
+        try:
+            n = int(text, 0)
+        except ValueError:
+            raise P4InfoError(f"{BITMAP_REGISTER}: malformed annotation {declared[0]!r}") from None
+    if registers and n != registers:  # the value registers are optional in P4Info (not control-plane interface)
+        raise P4InfoError(f"the pipeline declares {n} values per packet (@{VALUES_ANNOTATION}) but has {registers} "
+                          "value registers")
+    return n

@@ -39,9 +39,10 @@ class Endpoints:
     udp_port: int = P.AGG_PORT
 
 
-def build_template(ep: Endpoints, fmt: int) -> npt.NDArray[np.uint8]:
-    """One complete DATA frame of format `fmt` (header and values zero), built once with Scapy."""
-    layers = P.agg_layers([0] * P.VALUES_PER_PACKET, job_id=0, slot=0, ver=0, seq=0, fmt=fmt)
+def build_template(ep: Endpoints, fmt: int, lanes: int = P.VALUES_PER_PACKET) -> npt.NDArray[np.uint8]:
+    """One complete DATA frame of format `fmt` with `lanes` values (header and values zero), built once with
+    Scapy."""
+    layers = P.agg_layers([0] * lanes, job_id=0, slot=0, ver=0, seq=0, fmt=fmt, lanes=lanes)
     frame = (
         Ether(src=ep.src_mac, dst=ep.dst_mac)
         / IP(src=ep.src_ip, dst=ep.dst_ip, tos=P.TOS_GRADIENT, ttl=64)
@@ -49,8 +50,8 @@ def build_template(ep: Endpoints, fmt: int) -> npt.NDArray[np.uint8]:
         / layers
     )
     raw = bytes(frame)
-    if len(raw) != P.frame_len(fmt):
-        raise ProtocolError(f"template is {len(raw)} bytes, the protocol says {P.frame_len(fmt)}")
+    if len(raw) != P.frame_len(fmt, lanes):
+        raise ProtocolError(f"template is {len(raw)} bytes, the protocol says {P.frame_len(fmt, lanes)}")
     return np.frombuffer(raw, dtype=np.uint8).copy()
 
 
@@ -72,9 +73,12 @@ def fill_frames(
 ) -> npt.NDArray[np.uint8]:
     """All DATA frames of an all-reduce: a (n_chunks, frame_len) uint8 array, one frame per row.
 
-    `values` is (n_chunks, 64) of integers already in range for `fmt`; the checksum is computed here."""
+    `values` is (n_chunks, lanes) of integers already in range for `fmt`, `lanes` the template's; the checksum is
+    computed here."""
     n = values.shape[0]
     flen = template.shape[0]
+    if values.ndim != 2 or P.VALUES_OFFSET + P.values_len(fmt, values.shape[1]) != flen:
+        raise ProtocolError(f"{values.shape} values do not fit a {flen}-byte {P.FORMAT_NAMES[fmt]} frame template")
     frames = np.empty((n, flen), dtype=np.uint8)
     frames[:] = template
     if n == 0:
@@ -92,7 +96,7 @@ def fill_frames(
     head["csum"] = (wide.sum(axis=1) & 0xFFFFFFFF).astype(np.uint32)
     frames[:, P.AGG_OFFSET : P.VALUES_OFFSET] = head.view(np.uint8).reshape(n, P.AGG_HDR_LEN)
     wire = values.astype(wire_dtype(fmt))
-    frames[:, P.VALUES_OFFSET :] = wire.view(np.uint8).reshape(n, P.values_len(fmt))
+    frames[:, P.VALUES_OFFSET :] = wire.view(np.uint8).reshape(n, P.values_len(fmt, values.shape[1]))
     return frames
 
 
@@ -126,15 +130,16 @@ class Result:
 _HDR = P.AGG_HDR_STRUCT
 
 
-def parse_payload(payload: bytes) -> Result | None:
-    """Parse an aggregation header and its values; None when the payload is too short or its format invalid."""
+def parse_payload(payload: bytes, lanes: int = P.VALUES_PER_PACKET) -> Result | None:
+    """Parse an aggregation header and its `lanes` values; None when the payload is too short or its format
+    invalid. Longer payloads are read up to `lanes` values: `payload_lanes` tells a receiver whose N they carry."""
     if len(payload) < P.AGG_HDR_LEN:
         return None
     job_id, slot, fmt_flags, ver_child, exp, _r, count, _r2, seq, step, csum = _HDR.unpack_from(payload, 0)
     fmt = fmt_flags >> 6
-    if fmt not in P.ELEMENT_SIZE or len(payload) < P.AGG_HDR_LEN + P.values_len(fmt):
+    if fmt not in P.ELEMENT_SIZE or len(payload) < P.AGG_HDR_LEN + P.values_len(fmt, lanes):
         return None
-    values = np.frombuffer(payload, dtype=wire_dtype(fmt), count=P.VALUES_PER_PACKET, offset=P.AGG_HDR_LEN)
+    values = np.frombuffer(payload, dtype=wire_dtype(fmt), count=lanes, offset=P.AGG_HDR_LEN)
     return Result(
         job_id, slot, fmt, fmt_flags & 0x3F, ver_child >> 7, ver_child & 0x1F, exp, count, seq, step, csum, values
     )

@@ -44,8 +44,11 @@ TOS_GRADIENT = DSCP_GRADIENT << 2
 
 # --- the aggregation header ---------------------------------------------------------------------------------------
 
-#: Values per packet, whatever the element format.
+#: Values per packet, whatever the element format: the default build of p4src/p4ina.p4 (and what real BMv2 and
+#: hardware-style pipelines use). A pipeline may be built for another N (`-D AGG_VALUES=N`, one of
+#: `SUPPORTED_VALUES`); every function below takes the N of the job as `lanes`.
 VALUES_PER_PACKET = 64
+SUPPORTED_VALUES = (32, 64, 128, 256, 512, 1024, 2048)
 
 #: Element formats (the 2-bit `fmt` field).
 FMT_INT32 = 0
@@ -115,24 +118,46 @@ AGG_OFFSET = ETH_LEN + IPV4_LEN + UDP_LEN  # 42
 VALUES_OFFSET = AGG_OFFSET + AGG_HDR_LEN  # 66
 
 
-def values_len(fmt: int) -> int:
-    """Bytes of the value vector in format `fmt`."""
-    return VALUES_PER_PACKET * ELEMENT_SIZE[fmt]
+def check_lanes(lanes: int) -> int:
+    """`lanes` if the P4 program can be built for that many values per packet, else ProtocolError."""
+    if lanes not in SUPPORTED_VALUES:
+        raise ProtocolError(
+            f"{lanes} values per packet is not a build of p4ina.p4 (one of {', '.join(map(str, SUPPORTED_VALUES))})")
+    return lanes
 
 
-def frame_len(fmt: int) -> int:
-    """Length of a whole aggregation frame (no FCS) in format `fmt`: 322, 194 or 130 bytes."""
-    return VALUES_OFFSET + values_len(fmt)
+def values_len(fmt: int, lanes: int = VALUES_PER_PACKET) -> int:
+    """Bytes of the value vector of `lanes` values in format `fmt`."""
+    return lanes * ELEMENT_SIZE[fmt]
 
 
-def udp_len(fmt: int) -> int:
+def frame_len(fmt: int, lanes: int = VALUES_PER_PACKET) -> int:
+    """Length of a whole aggregation frame (no FCS) in format `fmt`: 322, 194 or 130 bytes for 64 values."""
+    return VALUES_OFFSET + values_len(fmt, lanes)
+
+
+def udp_len(fmt: int, lanes: int = VALUES_PER_PACKET) -> int:
     """Value of the UDP length field for format `fmt`."""
-    return UDP_LEN + AGG_HDR_LEN + values_len(fmt)
+    return UDP_LEN + AGG_HDR_LEN + values_len(fmt, lanes)
 
 
-def ipv4_total_len(fmt: int) -> int:
+def ipv4_total_len(fmt: int, lanes: int = VALUES_PER_PACKET) -> int:
     """Value of the IPv4 total-length field for format `fmt`."""
-    return IPV4_LEN + udp_len(fmt)
+    return IPV4_LEN + udp_len(fmt, lanes)
+
+
+def lanes_of(fmt: int, payload_len: int) -> int | None:
+    """Values in a UDP payload of `payload_len` bytes (aggregation header included), None if not a whole vector."""
+    body = payload_len - AGG_HDR_LEN
+    size = ELEMENT_SIZE.get(fmt)
+    if size is None or body <= 0 or body % size:
+        return None
+    return body // size
+
+
+def max_frame_len(lanes: int) -> int:
+    """The largest frame of a job with `lanes` values (int32): what the links' MTU must carry, minus Ethernet."""
+    return frame_len(FMT_INT32, lanes)
 
 
 def checksum(values: np.ndarray | list[int]) -> int:
@@ -184,7 +209,9 @@ class AggHeader(Packet):
 
 
 class _AggValues(Packet):
-    """Common base of the value vectors: 64 signed elements, nothing after them."""
+    """Common base of the value vectors: N signed elements, nothing after them. N is not fixed by the layer: it is
+    the length of `values` when building and the rest of the UDP payload when dissecting (UDP trims the frame to
+    its length field), so one layer serves every build of the program; `agg_layers(..., lanes=N)` checks N."""
 
     def extract_padding(self, s: bytes) -> tuple[bytes, bytes]:
         return b"", s
@@ -197,25 +224,25 @@ class _AggValues(Packet):
 
 def _vector(element: SignedIntField | SignedShortField | SignedByteField) -> FieldListField:
     default: list[int] = [0] * VALUES_PER_PACKET
-    return FieldListField("values", default, element, count_from=lambda _pkt: VALUES_PER_PACKET)  # type: ignore[arg-type]
+    return FieldListField("values", default, element, max_count=max(SUPPORTED_VALUES))  # type: ignore[arg-type]
 
 
 class AggValues32(_AggValues):
-    """64 x int32: the reference format."""
+    """N x int32: the reference format."""
 
     name = "P4INA values int32"
     fields_desc = [_vector(SignedIntField("", 0))]
 
 
 class AggValues16(_AggValues):
-    """64 x int16: quantized contributions or results."""
+    """N x int16: quantized contributions or results."""
 
     name = "P4INA values int16"
     fields_desc = [_vector(SignedShortField("", 0))]
 
 
 class AggValues8(_AggValues):
-    """64 x int8: quantized contributions or results."""
+    """N x int8: quantized contributions or results."""
 
     name = "P4INA values int8"
     fields_desc = [_vector(SignedByteField("", 0))]
@@ -243,11 +270,15 @@ def agg_layers(
     flags: int = 0,
     count: int = 1,
     step: int = 0,
+    lanes: int = VALUES_PER_PACKET,
 ) -> Packet:
-    """`AggHeader / AggValuesNN` for `values`, with the checksum filled in (the layers above UDP of a DATA)."""
+    """`AggHeader / AggValuesNN` for `values`, with the checksum filled in (the layers above UDP of a DATA).
+
+    `lanes` is the job's values per packet (the pipeline's N): `values` must have exactly that many."""
+    check_lanes(lanes)
     vals = [int(v) for v in values]
-    if len(vals) != VALUES_PER_PACKET:
-        raise ProtocolError(f"an aggregation packet carries {VALUES_PER_PACKET} values, not {len(vals)}")
+    if len(vals) != lanes:
+        raise ProtocolError(f"an aggregation packet of this job carries {lanes} values, not {len(vals)}")
     lo, hi = VALUE_RANGE[fmt]
     if any(v < lo or v > hi for v in vals):
         raise ProtocolError(f"values out of range for {FORMAT_NAMES[fmt]}")

@@ -85,6 +85,8 @@ class Worker:
         max_retries: int = 20,
         exponent_headroom: int = 1,
         clock: Callable[[], float] = time.monotonic,
+        values_per_packet: int = P.VALUES_PER_PACKET,
+        job_values: int | None = None,
     ) -> None:
         if not 0 <= job <= 0xFFFF:
             raise ProtocolError(f"job id {job} does not fit the 16-bit job_id field")
@@ -99,6 +101,12 @@ class Worker:
             raise ProtocolError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
         if not -128 <= scale_exp <= 127:
             raise ProtocolError(f"scale exponent {scale_exp} does not fit the signed 8-bit exp field")
+        P.check_lanes(values_per_packet)
+        if job_values is not None and job_values != values_per_packet:
+            # The switches would drop every packet (BAD_FORMAT): refuse the job rather than time out on it.
+            raise ProtocolError(f"job {job} carries {job_values} values per packet (its pipeline's build) but this "
+                                f"worker packs {values_per_packet}")
+        self.lanes = values_per_packet
         self.job = job
         self.rank = rank
         self.n_workers = n_workers
@@ -114,7 +122,7 @@ class Worker:
         self.rtt = RttEstimator(timeout, min_rto=min_timeout, max_rto=max_timeout) if adaptive_timeout else None
         self.stats = WorkerStats()
         self.last_exponent: int | None = None
-        self._templates = {f: build_template(self.endpoints, f) for f in {P.FMT_INT32, self.fmt}}
+        self._templates = {f: build_template(self.endpoints, f, self.lanes) for f in {P.FMT_INT32, self.fmt}}
         self._predicted: dict[Hashable, int] = {}
         self._step = 0
         self._answered = False
@@ -205,7 +213,7 @@ class Worker:
         return out
 
     def _exchange_narrow(self, wire: npt.NDArray[np.float64]) -> _Exchange:
-        plan = ChunkPlan(wire.size, P.VALUES_PER_PACKET)
+        plan = ChunkPlan(wire.size, self.lanes)
         rows = np.asarray(plan.split(wire), dtype=np.float64)
         q, shifts = Q.encode_narrow(rows, _FMT_BITS[self.fmt])
         exps = self.scale_exp + shifts
@@ -219,7 +227,7 @@ class Worker:
         self, values: npt.NDArray[np.int64], fmt: int, exps: npt.NDArray[np.int64] | None = None
     ) -> _Exchange:
         """Send `values` (integers in range for `fmt`) as DATA, collect every RESULT; sums in units of 2**E."""
-        plan = ChunkPlan(values.size, P.VALUES_PER_PACKET)
+        plan = ChunkPlan(values.size, self.lanes)
         rows = plan.split(values)
         n = plan.n_chunks
         pool = len(self.versions)
@@ -281,10 +289,15 @@ class Worker:
                 if payload is None:
                     continue
                 self.stats.packets_received += 1
-                r = parse_payload(payload)
+                r = parse_payload(payload, self.lanes)
                 if r is None or r.job_id != self.job or not r.flags & P.FLAG_RESULT or r.step != step:
                     self.stats.ignored += 1
                     continue
+                if len(payload) != P.AGG_HDR_LEN + P.values_len(r.fmt, self.lanes):
+                    raise ProtocolError(
+                        f"job {self.job}: a RESULT of {len(payload)} bytes carries "
+                        f"{P.lanes_of(r.fmt, len(payload))} values per packet, this worker packs {self.lanes}: "
+                        "the pipeline and the worker disagree")
                 self._answered = True
                 if not window.expects(r.slot, r.seq, r.version):
                     if 0 <= r.seq < n and reasm.has(r.seq):
