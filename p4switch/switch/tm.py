@@ -157,9 +157,10 @@ class TrafficManager:
         with self._lock:
             if self._closed:
                 return False
-            q = self._queue(port, priority)
-            depth = len(q.items)
-            if not self.unbounded and depth >= q.capacity:
+            q = self._queues.get((port, priority)) or self._queue(port, priority)
+            items = q.items
+            depth = len(items)
+            if depth >= q.capacity and not self.unbounded:
                 q.dropped += 1
                 return False
             now = self._clock()
@@ -171,7 +172,7 @@ class TrafficManager:
             if hasattr(item, "enq_qdepth"):
                 item.enq_qdepth = depth
                 item.enq_timestamp = self._clock_us()
-            q.items.append((departure, item))
+            items.append((departure, item))
             q.enqueued += 1
             self._size += 1
             if depth == 0:
@@ -184,8 +185,19 @@ class TrafficManager:
         """Non-blocking dequeue for a worker that also waits on other work: `(packet or None, seconds until the
         next packet may leave or None when every queue is empty)`."""
         with self._lock:
-            got, wake = self._take(self._clock())
-        return got, wake
+            now = self._clock()
+            nonempty = self._nonempty
+            if len(nonempty) == 1:  # the usual case under load: one busy queue, nothing to rank (per packet)
+                (key,) = nonempty
+                q = self._queues[key]
+                items = q.items
+                if items[0][0] <= now and q.paused_until <= now:
+                    item = items.popleft()[1]
+                    self._size -= 1
+                    if not items:
+                        nonempty.discard(key)
+                    return (key[0], key[1], item, len(items)), 0.0
+            return self._take(now)
 
     def _take(self, now: float) -> tuple[tuple[int, int, Any, int] | None, float | None]:
         best: tuple[int, int] | None = None
