@@ -32,6 +32,7 @@ MAX_TEXT = 256
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}\Z")
 MACRO_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 SHA256_RE = re.compile(r"[0-9a-f]{64}\Z")
+COMPILER_RE = re.compile(r"[A-Za-z0-9_.+ \-]{1,64}\Z")
 
 REQUIRED_KEYS = frozenset({"format", "name", "program", "program_sha256"})
 OPTIONAL_KEYS = frozenset({"compiler", "defines"})
@@ -152,7 +153,9 @@ def parse(raw: bytes) -> DeviceConfig:
         raise DeviceConfigError("device config 'program_sha256' must be 64 lowercase hex digits")
     if hashlib.sha256(program.encode("utf-8", "surrogatepass")).hexdigest() != digest:
         raise DeviceConfigError("device config 'program_sha256' does not match its program")
-    compiler = _text(config, "compiler", MAX_TEXT) if "compiler" in config else ""
+    compiler = _text(config, "compiler", 64) if "compiler" in config else ""
+    if compiler and not COMPILER_RE.match(compiler):
+        raise DeviceConfigError("device config 'compiler' must match [A-Za-z0-9_.+ -]* (at most 64 characters)")
     defines = _defines(config["defines"]) if "defines" in config else {}
     return DeviceConfig(name=name, program=program, program_sha256=digest, compiler=compiler, defines=defines)
 

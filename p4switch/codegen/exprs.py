@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from p4switch.codegen.layout import class_name, pyname
+from p4switch.codegen.names import py_int, py_str
 from p4switch.frontend import ast
 from p4switch.frontend.consteval import to_unsigned
 from p4switch.frontend.scope import Var
@@ -71,14 +72,14 @@ class ExprGen:
         if isinstance(value, bool):
             return "True" if value else "False"
         if isinstance(value, str):
-            return repr(value)
+            return py_str(value)
         if isinstance(value, int):
             u = underlying(t)
             if isinstance(u, BitsT):
-                return str(to_unsigned(value, u.width)) if u.width else "0"
+                return py_int(to_unsigned(value, u.width)) if u.width else "0"
             if isinstance(u, BoolT):
                 return "True" if value else "False"
-            return str(value)
+            return py_int(value)
         raise CodegenError(self.o.current_node, f"unsupported constant {value!r}")
 
     # ----------------------------------------------------------------------------------------------- main entry

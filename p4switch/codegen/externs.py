@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from p4switch.codegen.exprs import CodegenError, mask
 from p4switch.codegen.layout import class_name, has_varbit, is_object, pyname, varbit_info
+from p4switch.codegen.names import py_str
 from p4switch.frontend import ast
 from p4switch.frontend.scope import Var
 from p4switch.frontend.typecheck import CallInfo
@@ -136,7 +137,7 @@ class ExternGen:
         if name in ("assert", "assume"):
             cond = g.x.cond(self.arg(info, 0))
             g.w(f"if not {cond}:")
-            g.w(f"    raise _AssertFailed({name!r} + ' failed at {call.loc}')")
+            g.w(f"    raise _AssertFailed({py_str(f'{name} failed at {call.loc}')})")
             return ""
         if name == "log_msg":
             msg = g.x.expr(self.arg(info, 0))
