@@ -40,23 +40,17 @@ def check_header_widths(pipeline: Pipeline, report: Reporter) -> None:
             continue
         seen.add(t.name)
         bits = _header_bits(t)
-        if bits is not None and bits % 8:
+        if bits % 8:
             report.error_at_name(t.decl.loc, t.decl.name,
                                  f"header {t.decl.name}: Found header with fields totaling {bits} bits.  BMv2 target "
                                  f"only supports headers with fields totaling a multiple of 8 bits.")
 
 
-def _header_bits(t: P4Type) -> int | None:
-    """Bits as p4c lays a header out in BMv2 JSON (nested structs flattened, enums without a representation as
-    32 bits); None for a header with a varbit field, whose size p4c settles differently."""
+def _header_bits(t: P4Type) -> int:
+    """Bits as p4c's `HeaderConverter::addHeaderType` counts them: a varbit field at its maximum width, `error` and
+    enums without a representation as 32 bits (nested structs are flattened before)."""
     if isinstance(t, (HeaderT, StructT)):
-        total = 0
-        for _name, ft in t.fields:
-            bits = _header_bits(ft)
-            if bits is None:
-                return None
-            total += bits
-        return total
+        return sum(_header_bits(ft) for _name, ft in t.fields)
     if isinstance(t, BitsT):
         return t.width
     if isinstance(t, BoolT):
@@ -66,7 +60,7 @@ def _header_bits(t: P4Type) -> int | None:
     if isinstance(t, EnumT):
         return t.underlying.width if t.underlying is not None else 32
     if isinstance(t, VarbitT):
-        return None
+        return t.max_width
     return 32
 
 
