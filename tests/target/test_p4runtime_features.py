@@ -175,6 +175,12 @@ def test_pipeline_actions(device: StateDevice, clients: list[Client]) -> None:
 
 
 def test_get_forwarding_pipeline_config_response_types(server: P4RuntimeServer) -> None:
+    from p4runtime_support import CONFORMANCE
+
+    from p4switch.compiler import compile_file
+
+    program = compile_file(CONFORMANCE / "programs" / "runtime_tables.p4")  # the switch compiles what it gets
+    config = program.device_config_bytes()
     client = Client(f"127.0.0.1:{server.port}", election_id=1)
     try:
         client.arbitrate()
@@ -183,18 +189,18 @@ def test_get_forwarding_pipeline_config_response_types(server: P4RuntimeServer) 
         assert grpc_code_name(exc.value) == "FAILED_PRECONDITION"
         req = Set(device_id=0, action=Set.VERIFY_AND_COMMIT)
         req.election_id.low = 1
-        req.config.p4info.CopyFrom(p4info())
-        req.config.p4_device_config = b'{"tables": {}}'
+        req.config.p4info.CopyFrom(program.p4info)
+        req.config.p4_device_config = config
         req.config.cookie.cookie = 42
         client.stub.SetForwardingPipelineConfig(req)
         full = client.stub.GetForwardingPipelineConfig(Get(device_id=0, response_type=Get.ALL)).config
-        assert full.p4info == p4info() and full.p4_device_config == b'{"tables": {}}' and full.cookie.cookie == 42
+        assert full.p4info == program.p4info and full.p4_device_config == config and full.cookie.cookie == 42
         cookie = client.stub.GetForwardingPipelineConfig(Get(device_id=0, response_type=Get.COOKIE_ONLY)).config
         assert not cookie.HasField("p4info") and cookie.p4_device_config == b"" and cookie.cookie.cookie == 42
         info = client.stub.GetForwardingPipelineConfig(Get(device_id=0, response_type=Get.P4INFO_AND_COOKIE)).config
-        assert info.p4info == p4info() and info.p4_device_config == b""
+        assert info.p4info == program.p4info and info.p4_device_config == b""
         dev = client.stub.GetForwardingPipelineConfig(Get(device_id=0, response_type=Get.DEVICE_CONFIG_AND_COOKIE))
-        assert not dev.config.HasField("p4info") and dev.config.p4_device_config == b'{"tables": {}}'
+        assert not dev.config.HasField("p4info") and dev.config.p4_device_config == config
     finally:
         client.close()
 
