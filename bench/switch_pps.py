@@ -1,5 +1,6 @@
 """Embedded switch packets/s: file mode for plain L3 forwarding and the SwitchML-style aggregation (64 x int32,
-4 workers), and the live switch forwarding between two veth pairs (root only)."""
+4 workers), the live switch forwarding between two veth pairs (root only), and the aggregate_wide program at 64 to
+2048 int32 per packet, vectorised and scalar side by side (CPU per packet, aggregated elements per CPU second)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ AGGREGATE_INPUT = REPO / "tests" / "conformance" / "cases" / "aggregate" / "p0_i
 #: be installed from this project's registries), so it is reported as a reference, never as a result.
 BMV2_AGGREGATE_PPS = 15_800
 VETHS = (("p4b-a0", "p4b-a1"), ("p4b-b0", "p4b-b1"))
+#: Values per packet of the aggregate_wide sweep (bench/_wide.py generates the program for each).
+WIDE_SIZES = (64, 256, 1024, 2048)
 
 
 def run(quick: bool) -> dict[str, Any]:
@@ -48,6 +51,7 @@ def run(quick: bool) -> dict[str, Any]:
             # the same program and frames through both port I/O paths, after the file-mode run above
             results["l3_forward_live_veth"] = _live_veth(l3, n, "ring")
             results["l3_forward_live_veth_socket"] = _live_veth(l3, n, "socket")
+    results["aggregate_wide_file"] = wide_sweep(quick)
     summary: dict[str, Any] = {}
     for prefix, name in (("aggregate_file", "aggregate_file"), ("l3_file", "l3_forward_file")):
         if "pps" in results[name]:
@@ -63,8 +67,33 @@ def run(quick: bool) -> dict[str, Any]:
         summary["live_cpu_us_per_packet"] = live["cpu_us_per_packet"]
         summary["live_socket_cpu_us_per_packet"] = old["cpu_us_per_packet"]
     summary["bmv2_reference_pps"] = BMV2_AGGREGATE_PPS
+    wide = results["aggregate_wide_file"]
+    if "1024" in wide:
+        summary["wide_1024_elements_per_cpu_s"] = wide["1024"]["vector"]["elements_per_cpu_s"]
+        summary["wide_1024_speedup_vs_scalar"] = wide["1024"]["speedup_cpu"]
+    if "cpu_per_packet_2048_over_64" in wide:
+        summary["wide_cpu_per_packet_2048_over_64"] = wide["cpu_per_packet_2048_over_64"]
     results["summary"] = summary
     return results
+
+
+def wide_sweep(quick: bool, sizes: tuple[int, ...] = WIDE_SIZES) -> dict[str, Any]:
+    """aggregate_wide at each size, vectorised and scalar in the same run: the per-packet switch CPU, int32
+    elements aggregated per CPU second, and how per-packet CPU grows with the vector width (issue 17's bars:
+    >= 30 M elements/s at 1024 values, 2048 values at most 3x the per-packet CPU of 64)."""
+    from bench._wide import measure
+
+    out: dict[str, Any] = {}
+    for n in sizes:
+        vec = measure(n, 2_000 if quick else 10_000, vectorise=True)
+        # the scalar path costs about 1.2 us per value: fewer packets keep it to a few seconds per size
+        scalar = measure(n, max(40, (40_000 if quick else 120_000) // n), vectorise=False)
+        out[str(n)] = {"vector": vec, "scalar": scalar,
+                       "speedup_cpu": round(scalar["cpu_us_per_packet"] / vec["cpu_us_per_packet"], 2)}
+    if "64" in out and "2048" in out:
+        out["cpu_per_packet_2048_over_64"] = round(out["2048"]["vector"]["cpu_us_per_packet"]
+                                                   / out["64"]["vector"]["cpu_us_per_packet"], 2)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------- set-up
