@@ -36,6 +36,8 @@ def check_externs(pipeline: Pipeline, report: Reporter) -> None:
                     _check_register(pipeline, inst_block, n, report)
         if role in _CHECKSUM_CALLS and isinstance(block.decl, ast.ControlDeclaration):
             _check_checksum_block(pipeline, role, block.decl.body, report)
+        if role == "deparser" and isinstance(block.decl, ast.ControlDeclaration):
+            _check_deparser(pipeline, block.decl.body, report)
 
 
 def _check_call(pipeline: Pipeline, role: str, call: ast.Call, report: Reporter) -> None:
@@ -99,12 +101,38 @@ def _check_checksum_block(pipeline: Pipeline, role: str, body: ast.BlockStatemen
     for s in _flatten(body):
         info = pipeline.typed.calls.get(s.call) if isinstance(s, ast.MethodCallStatement) else None
         if info is None or info.kind != "extern_function" or info.name not in allowed:
-            report.error(s.loc, f"Only calls to {allowed[0]} or {allowed[1]} allowed")
+            report.error(s.loc, f"{statement_text(pipeline, s)}: Only calls to {allowed[0]} or {allowed[1]} allowed")
             continue
         assert isinstance(s, ast.MethodCallStatement)
         if len(s.call.args) > 1:
             for bad in _computations(pipeline, s.call.args[1].value):
                 report.error(start_of(bad), f"{expr_text(bad)}: Computations are not supported in {allowed[0]}")
+
+
+def _check_deparser(pipeline: Pipeline, body: ast.BlockStatement, report: Reporter) -> None:
+    """A BMv2 deparser is a list of headers to emit plus extern-function primitives (p4c's
+    `DeparserConverter::convertDeparserBody`): no conditions, assignments or other method calls; `return` and
+    `exit` end it."""
+    for s in _flatten(body):
+        if isinstance(s, (ast.ReturnStatement, ast.ExitStatement)):
+            return
+        if isinstance(s, ast.VariableDeclaration) and s.init is None:
+            continue
+        info = pipeline.typed.calls.get(s.call) if isinstance(s, ast.MethodCallStatement) else None
+        if info is not None and (info.kind in ("extern_function", "block_apply")
+                                 or (info.kind == "extern_method" and info.name == "emit")):
+            continue  # (a nested control's body is not checked)
+        report.error(s.loc, f"{statement_text(pipeline, s)}: not supported within a deparser on this target")
+
+
+def statement_text(pipeline: Pipeline, s: ast.Statement) -> str:
+    """How p4c prints a statement in these messages: a call as the call, anything else by its IR class name."""
+    if isinstance(s, ast.MethodCallStatement):
+        return expr_text(s.call)
+    return _IR_NAMES.get(type(s).__name__, type(s).__name__)
+
+
+_IR_NAMES = {"VariableDeclaration": "Declaration_Variable", "ConstantDeclaration": "Declaration_Constant"}
 
 
 def _flatten(s: ast.Statement) -> Iterator[ast.Statement]:

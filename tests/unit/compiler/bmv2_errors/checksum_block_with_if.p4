@@ -1,7 +1,8 @@
 // p4c: backends/bmv2/simple_switch/simpleSwitch.cpp (SimpleSwitchBackend::convertChecksum): BMv2 checksum blocks
 // hold checksum units only, so every statement of MyComputeChecksum must be an update_checksum call (its first
-// argument is the condition). p4c prints the statement before the message; this target does not.
-// expect-error: 33:13: Only calls to update_checksum or update_checksum_with_payload allowed
+// argument is the condition). p4c prints a statement by its IR class name (as in "IfStatement: not supported within a
+// deparser on this target" in p4c-bm2-ss logs).
+// expect-error: 34:13: IfStatement: Only calls to update_checksum or update_checksum_with_payload allowed
 #include <core.p4>
 #include <v1model.p4>
 
