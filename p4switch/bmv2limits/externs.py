@@ -38,6 +38,10 @@ def check_externs(pipeline: Pipeline, report: Reporter) -> None:
             _check_checksum_block(pipeline, role, block.decl.body, report)
         if role == "deparser" and isinstance(block.decl, ast.ControlDeclaration):
             _check_deparser(pipeline, block.decl.body, report)
+        if role == "parser" and isinstance(block.decl, ast.ParserDeclaration):
+            for state in block.decl.states:
+                for st in state.statements:
+                    _check_parser_statement(pipeline, st, report)
 
 
 def _check_call(pipeline: Pipeline, role: str, call: ast.Call, report: Reporter) -> None:
@@ -123,6 +127,28 @@ def _check_deparser(pipeline: Pipeline, body: ast.BlockStatement, report: Report
                                  or (info.kind == "extern_method" and info.name == "emit")):
             continue  # (a nested control's body is not checked)
         report.error(s.loc, f"{statement_text(pipeline, s)}: not supported within a deparser on this target")
+
+
+# What a BMv2 parser state can do besides assignments (p4c's `ParserConverter::convertParserStatement`).
+_PARSER_CALLS = {("extern_method", "extract"), ("extern_method", "lookahead"), ("extern_method", "advance"),
+                 ("extern_function", "verify"), ("extern_function", "assert"), ("extern_function", "assume"),
+                 ("header_method", "setValid"), ("header_method", "setInvalid"),
+                 ("stack_method", "push_front"), ("stack_method", "pop_front")}
+
+
+def _check_parser_statement(pipeline: Pipeline, st: ast.Statement, report: Reporter) -> None:
+    for s in _flatten(st):
+        if isinstance(s, ast.IfStatement):  # p4c's front end turns a parser's `if` into states
+            for branch in (s.then, s.else_):
+                if branch is not None:
+                    _check_parser_statement(pipeline, branch, report)
+            continue
+        if isinstance(s, (ast.AssignmentStatement, ast.VariableDeclaration)):
+            continue
+        info = pipeline.typed.calls.get(s.call) if isinstance(s, ast.MethodCallStatement) else None
+        if info is not None and (info.kind, info.name) in _PARSER_CALLS:
+            continue
+        report.error(s.loc, f"{statement_text(pipeline, s)}: not supported in parser on this target")
 
 
 def statement_text(pipeline: Pipeline, s: ast.Statement) -> str:
