@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-IN_FLIGHT = 256  # frames the generator keeps in flight: below the switch's ring (516) and input buffer (1024)
+IN_FLIGHT = 480  # frames the generator keeps in flight: below the switch's ring (516 slots), so none is dropped
 
 _GENERATOR = r"""
 import json, select, socket, sys, time
