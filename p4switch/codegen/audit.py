@@ -145,8 +145,15 @@ def audit_generated(source: str) -> ast.Module:
 assert not FORBIDDEN_NAMES & SAFE_BUILTINS
 
 
+#: numpy imports some of its own modules lazily from C code, which runs with the calling (generated) frame's
+#: built-ins; those imports must pass the guard too.
+RUNTIME_IMPORT_PREFIXES = ("numpy.",)
+
+
 def _guarded_import(name: str, globals_: Any = None, locals_: Any = None, fromlist: Any = (), level: int = 0) -> Any:
-    if level or not any(name == module for module, _, _ in ALLOWED_IMPORTS):
+    allowed = any(name == module for module, _, _ in ALLOWED_IMPORTS) or name == "numpy" or \
+        name.startswith(RUNTIME_IMPORT_PREFIXES)
+    if level or not allowed:
         raise ImportError(f"generated code may not import {name}")
     return __import__(name, globals_, locals_, fromlist, level)
 
