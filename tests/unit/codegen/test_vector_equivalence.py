@@ -196,5 +196,43 @@ def test_control_plane_sees_vector_registers_element_by_element() -> None:
     assert vec.state.registers["I.r5"].cells == [0] * SLOTS
 
 
+def test_p4runtime_register_entries_on_a_vector_store() -> None:
+    """MODIFY and read of register entries (P4Runtime, as the controller clears and inspects slots) on registers
+    the vectoriser grouped: the packets see what the control plane wrote, and the control plane what they did."""
+    from p4.v1 import p4runtime_pb2
+
+    from p4switch.runtime.entries import MODIFY, EntityCodec
+
+    locals_ = lanes("register<bit<32>>(8) r{n};", L) + """
+    action add() { bit<32> s = (bit<32>) h.ctl.slot;
+        """ + lanes("{ bit<32> t; r{n}.read(t, s); t = t + h.vals.v{n}; r{n}.write(s, t); h.vals.v{n} = t; }", L) + """
+    }"""
+    vec, _scalar, log = build(locals_, "add();")
+    assert vectorised(log) == 1, log
+    codec = EntityCodec(vec.state)
+    reg = vec.state.registers["I.r2"]
+
+    def entity(index: int | None, value: int | None = None) -> p4runtime_pb2.Entity:
+        e = p4runtime_pb2.Entity()
+        e.register_entry.register_id = reg.id
+        if index is not None:
+            e.register_entry.index.index = index
+        if value is not None:
+            e.register_entry.data.bitstring = value.to_bytes(4, "big")
+        return e
+
+    codec.write(MODIFY, entity(1, 0xFFFFFFF0))
+    codec.write(MODIFY, entity(None, 5))  # a wildcard write: every cell (what clearing a register does)
+    codec.write(MODIFY, entity(1, 0xFFFFFFF0))
+    pkt = bytes([1]) + frames(1, seed=8)[0][1:]
+    vec.run(pkt)
+    lane2 = struct.unpack_from(">I", pkt, 6 + 4 * 2)[0]
+    [one] = codec.read(entity(1))
+    assert int.from_bytes(one.register_entry.data.bitstring, "big") == (0xFFFFFFF0 + lane2) & 0xFFFFFFFF
+    every = codec.read(entity(None))
+    assert [int.from_bytes(e.register_entry.data.bitstring, "big") for e in every] == \
+        [5, (0xFFFFFFF0 + lane2) & 0xFFFFFFFF, 5, 5, 5, 5, 5, 5]
+
+
 def test_min_lanes_is_what_the_tests_assume() -> None:
     assert L >= MIN_LANES
