@@ -51,6 +51,9 @@ Match = tuple[tuple[int, int], ...]
 # PI's limits (pre_mc_mgr.h, pre_clone_mgr.h): group ids from 2^15 back clone sessions; sessions are 1..511
 FIRST_RESERVED_GROUP_ID = 1 << 15
 MIN_CLONE_SESSION_ID, MAX_CLONE_SESSION_ID = 1, 512
+# v1model's standard_metadata: egress_rid is bit<16> (a replica's instance), priority bit<3> (a class of service);
+# the P4Runtime spec (PRE) refuses values the target's types cannot hold with INVALID_ARGUMENT
+MAX_INSTANCE, MAX_CLASS_OF_SERVICE = (1 << 16) - 1, 7
 
 
 def _invalid(message: str) -> RuntimeStateError:
@@ -131,6 +134,8 @@ class EntityCodec:
             raise _invalid("time_since_last_hit must not be set in a WriteRequest")
         if te.idle_timeout_ns < 0:
             raise _invalid("idle_timeout_ns cannot be negative")
+        if te.is_const:  # P4Runtime spec (TableEntry): is_const must be false in any INSERT, MODIFY or DELETE
+            raise _invalid("is_const must be false in a write")
         if te.is_default_action:
             self._write_default(update_type, table, te)
             return
@@ -140,8 +145,19 @@ class EntityCodec:
         if update_type == DELETE:
             table.delete(match, priority)
             return
-        action_id, args = self.action(table, te, default=False)
+        # P4Runtime spec (Action Specification): a MODIFY may leave the action unset; the entry keeps its action, and
+        # with no direct resource in the request the MODIFY changes nothing
+        keep = update_type == MODIFY and not te.HasField("action")
+        if keep:
+            kept = table.get(match, priority)
+            if kept is None:
+                raise RuntimeStateError(code_pb2.NOT_FOUND, f"table {table.name}: no such entry")
+            action_id, args = kept.action_id, kept.action_args
+        else:
+            action_id, args = self.action(table, te, default=False)
         meter_config = self._meter_config_of(table, te)
+        if te.HasField("meter_counter_data") and table.direct_meter_in_bytes is None:
+            raise _invalid(f"table {table.name} has no direct meter (meter_counter_data)")
         if te.idle_timeout_ns and not table.supports_idle_timeout:
             raise _invalid(f"idle_timeout_ns must be 0 for table {table.name}, which does not support idle timeout")
         if update_type == INSERT:
@@ -160,9 +176,10 @@ class EntityCodec:
             raise RuntimeStateError(code_pb2.NOT_FOUND, f"table {table.name}: no such entry")
         if te.HasField("counter_data"):
             self._require_direct_counter(table)
-        table.modify(match, priority, action_id, args)
-        existing.metadata, existing.controller_metadata = te.metadata, te.controller_metadata
-        if existing.idle_timeout_ns != te.idle_timeout_ns:  # a new TTL counts from now, as PI sets it
+        if not keep:
+            table.modify(match, priority, action_id, args)
+            existing.metadata, existing.controller_metadata = te.metadata, te.controller_metadata
+        if not keep and existing.idle_timeout_ns != te.idle_timeout_ns:  # a new TTL counts from now, as PI sets it
             existing.idle_timeout_ns, existing.last_hit_ns = te.idle_timeout_ns, time.monotonic_ns()
         if te.HasField("counter_data"):
             existing.packets, existing.bytes = te.counter_data.packet_count, te.counter_data.byte_count
@@ -174,8 +191,13 @@ class EntityCodec:
             raise _invalid("a default entry has no match fields")
         if te.priority:
             raise _invalid("a default entry has no priority")
+        if te.idle_timeout_ns:  # P4Runtime spec (Idle-timeout): no idle timeout for default entries
+            raise _invalid("a default entry has no idle timeout")
         if update_type != MODIFY:
             raise _invalid("default entries can only be modified (use MODIFY)")
+        if te.HasField("counter_data") or te.HasField("meter_config") or te.HasField("meter_counter_data"):
+            # BMv2 counts and meters hits only: its default entry has neither
+            raise _invalid(f"table {table.name}: the default entry has no direct counter or meter")
         if not te.HasField("action"):
             if table.default_is_const:
                 raise RuntimeStateError(code_pb2.PERMISSION_DENIED, f"table {table.name} has a const default action")
@@ -185,9 +207,6 @@ class EntityCodec:
         if table.default_is_const and (action_id, args) != (table.default_entry.action_id,
                                                              table.default_entry.action_args):
             raise RuntimeStateError(code_pb2.PERMISSION_DENIED, f"table {table.name} has a const default action")
-        if te.HasField("counter_data") or te.HasField("meter_config"):
-            # BMv2 counts and meters hits only: its default entry has neither
-            raise _invalid(f"table {table.name}: the default entry has no direct counter or meter")
         table.set_default(action_id, args)
 
     def _require_direct_counter(self, table: TableState) -> None:
@@ -298,6 +317,8 @@ class EntityCodec:
             return
         if c.packet_length_bytes < 0:
             raise _invalid("packet_length_bytes cannot be negative")
+        if c.class_of_service > MAX_CLASS_OF_SERVICE:
+            raise _invalid(f"class_of_service {c.class_of_service} does not fit v1model's 3-bit priority")
         replicas = _replicas(c.replicas)
         if update_type == INSERT and c.session_id in sessions:
             raise RuntimeStateError(code_pb2.ALREADY_EXISTS, f"clone session {c.session_id} exists")
@@ -466,6 +487,8 @@ class EntityCodec:
                 wanted = self.match_key(table, req)
             for entry in table.entries():
                 if wanted is not None and entry.ident != wanted:
+                    continue
+                if not _read_filter(entry, req):
                     continue
                 entity = self._alloc()
                 self.entry_to_proto(table, entry, req, into=entity.table_entry)
@@ -685,6 +708,18 @@ class EntityCodec:
 # ------------------------------------------------------------------------------------------------- field helpers
 
 
+def _read_filter(entry: Entry, req: p4runtime_pb2.TableEntry) -> bool:
+    """The P4Runtime spec's wildcard-read filters (Wildcard Reads): a non-default priority, action id,
+    controller_metadata or metadata in the request keeps only the entries that have it."""
+    if req.priority and entry.priority != req.priority:
+        return False
+    if req.HasField("action") and req.action.action.action_id and entry.action_id != req.action.action.action_id:
+        return False
+    if req.controller_metadata and entry.controller_metadata != req.controller_metadata:
+        return False
+    return not req.metadata or entry.metadata == req.metadata
+
+
 def _field_match(table: TableState, info: MatchFieldInfo, fm: p4runtime_pb2.FieldMatch | None) -> tuple[int, int]:
     what = f"table {table.name} field {info.name}"
     full = info.full_mask
@@ -790,6 +825,8 @@ def _replicas(replicas: Iterable[p4runtime_pb2.Replica]) -> list[Replica]:
         else:
             port = r.egress_port
             out_r = Replica(r.instance, port)
+        if r.instance > MAX_INSTANCE:
+            raise _invalid(f"replica instance {r.instance} does not fit v1model's 16-bit egress_rid")
         if (port, r.instance) in seen:
             raise _invalid(f"duplicate replica (port {port}, instance {r.instance})")
         seen.add((port, r.instance))
