@@ -21,6 +21,7 @@ from p4switch.frontend.types import (
     StackT,
     StructT,
     VarbitT,
+    underlying,
 )
 
 from .report import Reporter
@@ -31,6 +32,21 @@ def check_declarations(pipeline: Pipeline, report: Reporter) -> None:
     check_headers_param(pipeline, report)
     check_header_widths(pipeline, report)
     check_extern_functions(pipeline, report)
+    check_action_params(pipeline, report)
+
+
+def check_action_params(pipeline: Pipeline, report: Reporter) -> None:
+    """BMv2 action data are bit strings (p4c's `ActionConverter::convertActionParams`; new types, serializable and
+    plain enums are bits by then)."""
+    for action in pipeline.action_names:
+        for p in action.params:
+            var = pipeline.typed.decl_vars.get(p)
+            if p.direction is not None or var is None:
+                continue
+            t = underlying(var.type)
+            if not isinstance(t, (BitsT, EnumT)):
+                report.error_at_name(p.loc, p.name, f"{p.name}: action parameters must be bit<> or int<> on this "
+                                                    f"target")
 
 
 def check_header_widths(pipeline: Pipeline, report: Reporter) -> None:
@@ -178,5 +194,5 @@ def check_block_directions(pipeline: Pipeline, report: Reporter) -> None:
                 report.error_at_name(actual.loc, actual.name,
                                      f"Cannot unify '{actual.direction or ''}' parameter '{actual.name}' with "
                                      f"'{expected.direction or ''}' parameter '{expected.name}' because they have "
-                                     f"different directions", last=True)
+                                     f"different directions")
                 break

@@ -25,8 +25,9 @@ class Reporter:
         self.diagnostics.append(Diagnostic(loc, message, source_line=line))
 
     def error_at_name(self, loc: SourceLocation, name: str, message: str, *, last: bool = False) -> None:
-        """Report at `name` on the declaration's line: its first whole-word occurrence from `loc` on (a table or a
-        type: the name follows the keyword), or its last (an instance: the name follows the type and arguments)."""
+        """Report at `name` on the declaration's line: its first whole-word occurrence from `loc` on (a table, a type
+        or a parameter: the name follows the keyword or type), or with `last` the one that ends an instance's
+        declaration (`T(args) name;`)."""
         self.error(name_location(loc, name, self.line_of, last=last), message)
 
 
@@ -35,11 +36,14 @@ def name_location(loc: SourceLocation, name: str, line_of: LineOf | None, *, las
     line = line_of(loc) if line_of is not None else None
     if not line or not name:
         return loc
-    hits = [m.start() for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", line)
-            if m.start() >= loc.column - 1]
+    word = rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])"
+    hits = [m.start() for m in re.finditer(word, line) if m.start() >= loc.column - 1]
     if not hits:
         return loc
-    return SourceLocation(loc.file, loc.line, (hits[-1] if last else hits[0]) + 1)
+    if last:  # an instance's name ends the declaration: `T(args) name;` (or `= { ... }`)
+        ends = [m.start() for m in re.finditer(word + r"\s*[;={]", line) if m.start() >= loc.column - 1]
+        return SourceLocation(loc.file, loc.line, (ends[0] if ends else hits[-1]) + 1)
+    return SourceLocation(loc.file, loc.line, hits[0] + 1)
 
 
 def start_of(e: ast.Node) -> SourceLocation:
