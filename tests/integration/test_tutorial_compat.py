@@ -32,9 +32,6 @@ pytestmark = [pytest.mark.root, pytest.mark.integration]
 TUTORIAL = Path(__file__).resolve().parent / "tutorial"
 sys.path.insert(0, str(TUTORIAL))
 
-# p4runtime_lib wraps the device config in a p4.tmp.P4DeviceConfig; until p4switch/server/pipeline.py decodes that
-# wrapper (another change), the run sends the JSON as newer tutorials do.
-WRAP = False
 BIN = Path(sys.executable).parent
 P4C = BIN / "p4ina-p4c-bm2-ss"
 SWITCH_EXE = BIN / "p4ina-simple-switch-grpc"
@@ -183,7 +180,7 @@ def program_switch(address: str, device_id: int, build: Path, routes: list[list[
     conn = TutorialConnection(address, device_id=device_id)
     try:
         assert conn.master_arbitration_update().status.code == code_pb2.OK
-        conn.set_forwarding_pipeline_config(p4info, (build / "ipv4_fwd.json").read_bytes(), wrap=WRAP)
+        conn.set_forwarding_pipeline_config(p4info, (build / "ipv4_fwd.json").read_bytes())
         for dst, prefix_len, mac, port in routes:
             entry = p4runtime_pb2.TableEntry(table_id=table.preamble.id)
             match = entry.match.add(field_id=table.match_fields[0].id)

@@ -32,9 +32,6 @@ from p4switch.compiler import compile_file  # noqa: E402
 from p4switch.server import P4RuntimeServer  # noqa: E402
 from p4switch.switch.core import Switch  # noqa: E402
 
-# p4runtime_lib wraps the device config in a p4.tmp.P4DeviceConfig; the server accepts that wrapper once
-# p4switch/server/pipeline.py decodes it (another change). Until then these tests send the JSON as is.
-WRAP = False
 HOST_MAC = "08:00:00:00:02:22"
 SWITCH_MAC = "08:00:00:00:01:00"
 
@@ -111,7 +108,7 @@ def test_back_to_back_connections_with_election_id_1(rig: Rig) -> None:
         assert arbitration.status.code == code_pb2.OK, f"connection {i}: {arbitration}"
         assert (arbitration.election_id.high, arbitration.election_id.low) == (0, 1)
         assert arbitration.device_id == 0
-        conn.set_forwarding_pipeline_config(rig.p4info, rig.device_config, wrap=WRAP)
+        conn.set_forwarding_pipeline_config(rig.p4info, rig.device_config)
         conn.write_table_entry(rig.route(f"10.0.{i}.0", 24, HOST_MAC, 2))
         assert len(conn.read_table_entries()) == 1  # VERIFY_AND_COMMIT started from an empty pipeline
         assert rig.send(1, frame_to(f"10.0.{i}.7")) == [(2, forwarded(f"10.0.{i}.7"))]
@@ -149,7 +146,7 @@ def test_a_client_that_goes_away_without_half_close_frees_its_election_id(rig: R
     assert rig.server.stats()["streams"] == 0
     successor = TutorialConnection(rig.address)
     assert successor.master_arbitration_update().status.code == code_pb2.OK
-    successor.set_forwarding_pipeline_config(rig.p4info, rig.device_config, wrap=WRAP)
+    successor.set_forwarding_pipeline_config(rig.p4info, rig.device_config)
     successor.shutdown()
 
 
@@ -167,7 +164,7 @@ def test_an_election_id_whose_holder_half_closes_just_after_is_granted(rig: Rig)
     holder.shutdown()
     arbitration = newcomer.arbitrations.get(timeout=5)
     assert arbitration.status.code == code_pb2.OK
-    newcomer.set_forwarding_pipeline_config(rig.p4info, rig.device_config, wrap=WRAP)
+    newcomer.set_forwarding_pipeline_config(rig.p4info, rig.device_config)
     newcomer.shutdown()
 
 
@@ -181,7 +178,7 @@ def test_a_live_duplicate_is_still_refused(rig: Rig) -> None:
     twin._requests.put(request)
     assert twin.stream_ended.wait(10)
     assert twin.stream_error is not None and twin.stream_error.code() == grpc.StatusCode.INVALID_ARGUMENT
-    holder.set_forwarding_pipeline_config(rig.p4info, rig.device_config, wrap=WRAP)  # still the primary
+    holder.set_forwarding_pipeline_config(rig.p4info, rig.device_config)  # still the primary
     holder.shutdown()
 
 
@@ -210,7 +207,7 @@ def test_device_id_and_get_forwarding_pipeline_config() -> None:
         conn = TutorialConnection(rig.address, device_id=3)
         arbitration = conn.master_arbitration_update()
         assert arbitration.status.code == code_pb2.OK and arbitration.device_id == 3
-        conn.set_forwarding_pipeline_config(rig.p4info, rig.device_config, wrap=WRAP)
+        conn.set_forwarding_pipeline_config(rig.p4info, rig.device_config)
         stub = p4runtime_pb2_grpc.P4RuntimeStub(conn.channel)
         got = stub.GetForwardingPipelineConfig(p4runtime_pb2.GetForwardingPipelineConfigRequest(device_id=3),
                                                timeout=30)
