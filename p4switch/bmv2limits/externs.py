@@ -187,7 +187,21 @@ def _computations(pipeline: Pipeline, e: ast.Expression) -> Iterator[ast.Express
 
 
 def _code(pipeline: Pipeline, block: BlockInstance) -> Iterator[tuple[BlockInstance, ast.Node]]:
-    """A block's own declaration and its nested instances' (with the instance each belongs to)."""
-    yield block, block.decl
+    """A block's own declaration, its nested instances' (with the instance each belongs to) and the top-level
+    actions and functions they use (p4c copies those into the block)."""
+    typed = pipeline.typed
+    top_level = {id(d) for d in typed.program.declarations}
+    seen: set[int] = set()
+    todo: list[tuple[BlockInstance, ast.Node]] = [(block, block.decl)]
+    while todo:
+        owner, root = todo.pop(0)
+        yield owner, root
+        for n in ast.walk(root):
+            info = typed.calls.get(n) if isinstance(n, ast.Call) else None
+            target = info.decl if info is not None and info.kind in ("action", "function") else typed.refs.get(n)
+            if isinstance(target, (ast.ActionDeclaration, ast.FunctionDeclaration)) and id(target) in top_level \
+                    and id(target) not in seen:
+                seen.add(id(target))
+                todo.append((owner, target))
     for child in block.children:
         yield from _code(pipeline, child)
