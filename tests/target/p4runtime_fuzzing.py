@@ -19,11 +19,12 @@ from google.protobuf.message import Message
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 from p4runtime_oracle import OK, Model, Refused, Schema, normalized
-from p4runtime_support import Client
+from p4runtime_support import Client, update_codes
 
 EDGE_INTS = (0, 1, 2, 7, 8, 9, 31, 32, 33, 63, 64, 127, 128, 255, 256, 511, 512, 4095, 32767, 32768, 65535, 65536,
              2**31 - 1)
 MF = p4info_pb2.MatchField
+ANY_ANSWER = frozenset(c.name for c in grpc.StatusCode if c.name != "INTERNAL")
 M = TypeVar("M", bound=Message)
 
 
@@ -375,9 +376,17 @@ class Checker:
             self.model.settle(actual[i] if actual is not None else "refused")
         return out
 
-    def write(self, request: p4runtime_pb2.WriteRequest, label: str = "") -> None:
+    def _raw_write(self, data: bytes) -> tuple[str, list[str]]:
+        try:
+            self.client.channel.unary_unary("/p4.v1.P4Runtime/Write")(data, timeout=10)
+            return OK, []
+        except grpc.RpcError as exc:
+            return exc.code().name, update_codes(exc)
+
+    def write(self, request: p4runtime_pb2.WriteRequest, label: str = "", raw: bytes | None = None) -> None:
+        """Send `request` (or `raw`, its exact bytes) and check the answer and what it changed."""
         self.tally.sent += 1
-        top, per_update = self.client.write(request)
+        top, per_update = self.client.write(request) if raw is None else self._raw_write(raw)
         self.tally.count(top)
         refused_whole = _top_level(self.model, request, self.election)
         if refused_whole is not None:
@@ -446,25 +455,44 @@ class Checker:
         if normalized(got) != normalized(want):
             self.tally.disagreements.append(f"read-back after {update}: server {list(got)}, spec {want}")
 
-    def read(self, request: p4runtime_pb2.ReadRequest, label: str = "") -> None:
+    def _expect_read(self, entity: p4runtime_pb2.Entity) -> list[p4runtime_pb2.Entity] | None:
+        """The entities a read of `entity` returns, None for kinds the oracle does not model (any answer but
+        INTERNAL is allowed for them: a read changes nothing); raises Refused."""
+        kind = entity.WhichOneof("entity")
+        if kind == "table_entry":
+            return self.model.read_table(entity.table_entry)
+        if kind == "packet_replication_engine_entry":
+            pre = entity.packet_replication_engine_entry
+            if pre.HasField("multicast_group_entry"):
+                return self.model.read_groups(pre.multicast_group_entry.multicast_group_id)
+            if pre.HasField("clone_session_entry"):
+                return self.model.read_sessions(pre.clone_session_entry.session_id)
+            raise Refused({"INVALID_ARGUMENT"}, "empty packet_replication_engine_entry")
+        if kind is None:
+            raise Refused({"INVALID_ARGUMENT", "UNKNOWN"}, "entity with no type")
+        return None
+
+    def read(self, request: p4runtime_pb2.ReadRequest, label: str = "", raw: bytes | None = None) -> None:
         """A Read: the oracle's answer (codes, or exactly the entities) against the server's."""
         self.tally.reads += 1
-        want: list[p4runtime_pb2.Entity] = []
+        want: list[p4runtime_pb2.Entity] | None = []
         codes: frozenset[str] = frozenset()
         if request.device_id != 0:
             codes = frozenset({"NOT_FOUND"})
         else:
             try:
                 for entity in request.entities:
-                    if not entity.HasField("table_entry"):
-                        raise Refused({"INVALID_ARGUMENT", "UNKNOWN"}, "entity with no type")
-                    want += self.model.read_table(entity.table_entry)
-            except Refused as refused:
-                codes = refused.codes
+                    part = self._expect_read(entity)
+                    want = None if part is None or want is None else want + part
+            except Refused as refused:  # after an unmodelled entity, the server may have stopped at that one
+                codes = refused.codes | (ANY_ANSWER if want is None else frozenset())
+        if want is None and not codes:
+            codes = ANY_ANSWER
         try:
             got: list[p4runtime_pb2.Entity] = []
-            for response in self.client.stub.Read(request, timeout=30):
-                got.extend(response.entities)
+            call = self.client.channel.unary_stream("/p4.v1.P4Runtime/Read")
+            for data in call(request.SerializeToString() if raw is None else raw, timeout=30):
+                got.extend(p4runtime_pb2.ReadResponse.FromString(data).entities)
             code = OK
         except grpc.RpcError as exc:
             code = exc.code().name
@@ -474,7 +502,7 @@ class Checker:
                 self.tally.disagreements.append(f"{label} read: server {code}, spec {sorted(codes)}: {request}")
         elif code != OK:
             self.tally.disagreements.append(f"{label} read: server {code}, spec OK: {request}")
-        elif normalized(got) != normalized(want):
+        elif want is not None and normalized(got) != normalized(want):
             self.tally.disagreements.append(f"{label} read: server {len(got)} entities, spec {len(want)}: {request}")
 
     def whole_state(self) -> None:

@@ -50,6 +50,14 @@ MAX_GROUP_ID, MAX_SESSION_ID, MAX_INSTANCE = (1 << 15) - 1, 511, (1 << 16) - 1
 # v1model standard_metadata.priority is bit<3>; PI answers UNIMPLEMENTED for any non-zero class of service.
 MAX_CLASS_OF_SERVICE = 7
 
+# Entity kinds the fuzzed P4Info has no object for (no counters, meters, registers, digests, value sets, action
+# profiles, externs): every write of one names an id the P4Info lacks, or a wildcard a write cannot use, so it must
+# be refused; the specification's code varies by kind (INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED, OUT_OF_RANGE).
+ANY_ERROR = frozenset({INVALID, NOT_FOUND, EXISTS, OUT_OF_RANGE, DENIED, UNIMPLEMENTED, UNKNOWN,
+                       "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED"})
+UNMODELLED = ("counter_entry", "direct_counter_entry", "meter_entry", "direct_meter_entry", "register_entry",
+              "digest_entry", "value_set_entry", "action_profile_member", "action_profile_group", "extern_entry")
+
 NEEDS_PRIORITY = {p4info_pb2.MatchField.TERNARY, p4info_pb2.MatchField.RANGE, p4info_pb2.MatchField.OPTIONAL}
 
 
@@ -109,9 +117,20 @@ class Schema:
     tables: dict[int, Table] = field(default_factory=dict)
     params: dict[int, dict[int, int]] = field(default_factory=dict)  # action id -> param id -> bitwidth
 
+    others: frozenset[str] = frozenset()  # P4Info sections with objects besides tables and actions
+
+    def has_objects_for(self, kind: str) -> bool:
+        section = {"counter_entry": "counters", "direct_counter_entry": "direct_counters", "meter_entry": "meters",
+                   "direct_meter_entry": "direct_meters", "register_entry": "registers", "digest_entry": "digests",
+                   "value_set_entry": "value_sets", "action_profile_member": "action_profiles",
+                   "action_profile_group": "action_profiles", "extern_entry": "externs"}[kind]
+        return section in self.others
+
     @classmethod
     def from_p4info(cls, p4info: p4info_pb2.P4Info) -> Schema:
         schema = cls()
+        schema.others = frozenset(f.name for f, _ in p4info.ListFields()
+                                  if f.name not in ("pkg_info", "tables", "actions", "type_info"))
         for a in p4info.actions:
             schema.params[a.preamble.id] = {p.id: p.bitwidth for p in a.params}
         counters = {c.direct_table_id for c in p4info.direct_counters}
@@ -310,7 +329,8 @@ class Model:
         elif kind is None:
             raise Refused({INVALID, BMV2_CODES["entity with no type"]}, "entity with no type")
         else:
-            raise AssertionError(f"the fuzzer does not generate {kind} updates")
+            assert kind in UNMODELLED and not self.schema.has_objects_for(kind), kind
+            raise Refused(ANY_ERROR, f"{kind} with no such object in the P4Info")
 
     def _table_entry(self, kind: int, te: p4runtime_pb2.TableEntry) -> None:
         table = self.schema.tables.get(te.table_id)
