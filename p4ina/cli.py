@@ -1,8 +1,8 @@
 """The `p4ina` command: one entry point whose subcommands are contributed by the layer packages.
 
 Each layer exposes `register(subparsers)` in its own `cli` module, so the layers stay independent and this file
-only lists them. A layer that fails to load (a missing optional dependency, a bug) is named with its error at the
-end of `--help`, and every other layer's commands keep working.
+only lists them. A layer that fails to load (a missing dependency, a bug) is an error: `p4ina` names every module
+that failed with its exception and exits 1, instead of quietly running without that layer's commands.
 """
 
 from __future__ import annotations
@@ -12,6 +12,15 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+
+
+class CommandLoadError(RuntimeError):
+    """One or more command modules failed to import or register; `failures` holds "module (Error: message)"."""
+
+    def __init__(self, failures: list[str]) -> None:
+        super().__init__("cannot load command modules: " + "; ".join(failures))
+        self.failures = failures
+
 
 # (module providing register(subparsers)); order is the order shown in --help.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
@@ -31,20 +40,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    unavailable: list[str] = []
+    failures: list[str] = []
     for module_name in SUBCOMMAND_MODULES:
         try:
             module = importlib.import_module(module_name)
             module.register(subparsers)
-        except Exception as exc:  # one broken layer must not take the other layers' commands down with it
-            unavailable.append(f"{module_name} ({type(exc).__name__}: {exc})")
-    if unavailable:
-        parser.epilog = "unavailable: " + "; ".join(unavailable)
+        except Exception as exc:  # collected, so that one run names every broken layer
+            failures.append(f"{module_name} ({type(exc).__name__}: {exc})")
+    if failures:
+        raise CommandLoadError(failures)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except CommandLoadError as exc:
+        for failure in exc.failures:
+            print(f"p4ina: cannot load command module {failure}", file=sys.stderr)
+        return 1
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
