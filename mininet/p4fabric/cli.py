@@ -69,6 +69,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default="embedded", choices=("embedded", "bmv2", "auto"))
     parser.add_argument("--workers", type=int, metavar="N", help="workers on the first N hosts (default: all)")
     parser.add_argument("--slots", type=int, default=64, metavar="N", help="aggregation slots per switch for the job")
+    parser.add_argument("--values", type=int, metavar="N",
+                        help="values per aggregation packet: compile the program with -D AGG_VALUES=N (32..2048; "
+                             "default 64 on bmv2 and the embedded target); links get a 9000-byte MTU when an int32 "
+                             "packet needs more than 1500")
     parser.add_argument("--fmt", action="append", choices=("int32", "int16", "int8"),
                         help="in-network wire and result format (default int32); repeat to measure several, each "
                              "with its own job. int32 must be exact, int16/int8 within their error bound")
@@ -161,7 +165,7 @@ def run_options(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], 
                       seed=args.seed, bw=args.bw, faults=plan, program=args.program or DEFAULT_PROGRAM,
                       pcap=args.pcap, verbose=args.verbose, cli=cli, step_timeout=args.step_timeout,
                       retx_timeout=args.retx_timeout, retx_min=args.retx_min, show_progress=True, tls=args.tls,
-                      priority_queues=args.priority_queues, uplinks=args.uplinks)
+                      priority_queues=args.priority_queues, uplinks=args.uplinks, values=args.values)
 
 
 def clean(*, force: bool, as_json: bool) -> int:

@@ -30,6 +30,7 @@ class JobInfo:
     tree: dict[str, Any] = field(default_factory=dict)
     grants: dict[str, dict[str, int]] = field(default_factory=dict)
     scale: int = 0  # the job's scale exponent E: workers quantize in units of 2**E (docs/protocol.md)
+    values: int = 64  # values per packet: the N of the pipeline the job runs on (workers pack as many)
 
     def worker(self, host: str) -> dict[str, Any]:
         for w in self.workers:
@@ -59,14 +60,15 @@ class FabricController:
 
     # -- commands --
 
-    def ctl(self, *args: str) -> dict[str, Any]:
+    def ctl(self, *args: str, timeout: float | None = None) -> dict[str, Any]:
         """Run `p4ina ctl ARGS --state FILE --json`; its JSON answer, or RunError with its one-line error."""
         argv = [sys.executable, "-m", "p4ina", "ctl", *args, "--state", str(self.state_file), "--json"]
         env = dict(os.environ, **{OWNER_ENV: self.owner})
+        limit = timeout or self.timeout
         try:
-            result = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout, env=env, check=False)
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=limit, env=env, check=False)
         except subprocess.TimeoutExpired:
-            raise RunError(f"p4ina ctl {' '.join(args[:2])} did not answer within {self.timeout:g} s") from None
+            raise RunError(f"p4ina ctl {' '.join(args[:2])} did not answer within {limit:g} s") from None
         with open(self.dir / "commands.log", "a") as log:
             log.write(f"$ p4ina ctl {' '.join(args)}\n{result.stdout}{result.stderr}\n")
         if result.returncode != 0:
@@ -78,17 +80,21 @@ class FabricController:
             raise RunError(f"controller: p4ina ctl {' '.join(args[:2])} printed no JSON") from None
         return data if isinstance(data, dict) else {"value": data}
 
-    def push_pipeline(self, *, uplinks: str = "ecmp") -> None:
+    def push_pipeline(self, *, uplinks: str = "ecmp", rpc_timeout: float | None = None) -> None:
         """Pipeline and forwarding to every switch (the controller installs routes right after the pipeline), with
-        per-flow ECMP or per-packet spraying over equal-cost uplinks."""
+        per-flow ECMP or per-packet spraying over equal-cost uplinks. `rpc_timeout`: the per-RPC deadline (a
+        pipeline built for many values per packet takes an embedded switch longer to load)."""
+        extra = ["--timeout", f"{rpc_timeout:g}"] if rpc_timeout is not None else []
         out = self.ctl("pipeline", "push", "--topology", str(self.topology_file), "--p4info", str(self.p4info),
-                       "--config", str(self.device_config), "--uplinks", uplinks)
+                       "--config", str(self.device_config), "--uplinks", uplinks, *extra,
+                       timeout=None if rpc_timeout is None else max(self.timeout, rpc_timeout + 60))
         if out.get("errors"):
             switch, error = sorted(out["errors"].items())[0]
             raise RunError(f"controller could not push the pipeline to {switch}: {error}")
 
-    def create_job(self, hosts: list[str], *, slots: int, quant: str = "int32") -> JobInfo:
-        created = self.ctl("job", "create", *hosts, "--slots", str(slots), "--quant", quant)
+    def create_job(self, hosts: list[str], *, slots: int, quant: str = "int32", values: int | None = None) -> JobInfo:
+        extra = ["--values", str(values)] if values is not None else []
+        created = self.ctl("job", "create", *hosts, "--slots", str(slots), "--quant", quant, *extra)
         return self.job(int(created["job"]))
 
     def job(self, job_id: int) -> JobInfo:
@@ -98,7 +104,7 @@ class FabricController:
                   for sw, g in (shown.get("grants") or {}).items()}
         return JobInfo(job_id, int(shown["slots"]), list(shown["workers"]),
                        {k: tree[k] for k in ("root", "parent", "member_switch", "members", "depth") if k in tree},
-                       grants, int(shown.get("scale", 0)))
+                       grants, int(shown.get("scale", 0)), int(shown.get("values", 64)))
 
     def link(self, a: str, b: str, *, up: bool) -> str:
         out = self.ctl("link", "up" if up else "down", a, b)

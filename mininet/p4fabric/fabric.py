@@ -29,8 +29,10 @@ class Fabric:
                  run: RunState | None = None, pcap: bool = False, verbose: bool = False, cpu_port: int | None = None,
                  device_config: Path | None = None, start_timeout: float = 60.0, mininet_log: str = "warning",
                  intf_tag: str | None = None, priority_queues: int = 1, tls: bool = False,
-                 link_bps: float | None = None) -> None:
+                 link_bps: float | None = None, mtu: int | None = None) -> None:
         self.topo = topo
+        #: MTU of every link's two ends (None: the kernel's 1500); jumbo frames for wide aggregation packets.
+        self.mtu = mtu
         self.target = target if isinstance(target, Target) else get_target(target)
         self.out_dir = out_dir
         self.log_dir = out_dir / "logs"
@@ -75,6 +77,8 @@ class Fabric:
         try:
             self.net.build()
             self._record_nodes()
+            if self.mtu is not None:
+                self._set_mtu(self.mtu)
             self.net.start()
             self.net.staticArp()
             for host in self.net.hosts:
@@ -85,6 +89,16 @@ class Fabric:
                 raise
             raise FabricStartError(f"could not build the fabric: {exc}") from exc
         return self
+
+    def _set_mtu(self, mtu: int) -> None:
+        """Both ends of every link (hosts in their namespace, switch ports in the root one): ring, gloo and
+        aggregation traffic all cross the same MTU."""
+        assert self.net is not None
+        for link in self.net.links:
+            for intf in (link.intf1, link.intf2):
+                out = intf.node.cmd(f"ip link set dev {intf.name} mtu {mtu}").strip()
+                if out:
+                    raise FabricStartError(f"cannot set MTU {mtu} on {intf.name}: {out}")
 
     def _record_nodes(self) -> None:
         assert self.net is not None

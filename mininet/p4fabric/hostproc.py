@@ -133,7 +133,8 @@ def run_innet(args: argparse.Namespace, out: Output) -> dict[str, Any]:
                           udp_port=args.udp_port)
     worker = Worker(args.job, args.rank, n_workers=args.world, transport=transport, child=args.child,
                     pool_size=args.pool, fmt=args.fmt, endpoints=endpoints, timeout=args.timeout,
-                    max_retries=args.max_retries, scale_exp=args.scale, min_timeout=args.min_timeout)
+                    max_retries=args.max_retries, scale_exp=args.scale, min_timeout=args.min_timeout,
+                    values_per_packet=args.values, job_values=args.job_values)
     try:
         result = run_steps(worker.allreduce, args, out, lambda: innet_bound(worker, args.fmt, args.world))
     finally:
@@ -194,6 +195,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--fmt", default="int32", choices=("int32", *NARROW_BITS),
                         help="innet: wire format; the job's result format must be the same")
     parser.add_argument("--scale", type=int, default=0, help="the job's scale exponent E (p4ina ctl job show)")
+    parser.add_argument("--values", type=int, default=64, help="innet: values per packet this worker packs")
+    parser.add_argument("--job-values", type=int, default=None,
+                        help="innet: the job's values per packet (p4ina ctl job show); refused if not --values")
     parser.add_argument("--switch-ip", default="")
     parser.add_argument("--switch-mac", default="")
     parser.add_argument("--udp-port", type=int, default=AGG_PORT, help="the worker's own UDP port")

@@ -32,6 +32,12 @@ MODE_NAMES = {"ring": "ring", "gloo": "gloo", "innet": "in-network"}
 BASELINES = ("ring", "gloo")  # host-based modes, run before the in-network ones in this order
 FORMATS = ("int32", "int16", "int8")
 SWITCH_SUBNET = "10.255.0.0/16"  # the controller's switch addresses (controller.topology.switch_address)
+#: Values per aggregation packet (`-D AGG_VALUES=N`) when the run does not say: real BMv2 keeps the program's 64;
+#: the embedded target's fabric runs use the N measured fastest on it (docs/run.md, "Values per packet").
+DEFAULT_VALUES = {"bmv2": 64}
+EMBEDDED_DEFAULT_VALUES = 64
+ETHERNET_MTU = 1500
+JUMBO_MTU = 9000
 BITFLIP_BIT = 20
 AGG_REGISTERS = "P4inaIngress.aggregation"  # docs/p4-program.md, Registers
 FAILED_RANK_GRACE = 10.0  # seconds the other ranks get to finish after one rank failed
@@ -74,6 +80,9 @@ class RunOptions:
     plots: bool = True
     #: Equal-cost uplinks: "ecmp" hashes each flow onto one, "spray" sends each packet on a random one.
     uplinks: str = "ecmp"
+    #: Values per aggregation packet the program is compiled for (`-D AGG_VALUES=N`; None: the target's default,
+    #: `DEFAULT_VALUES`). Every link's MTU follows (jumbo frames when an int32 packet exceeds 1500 bytes of IP).
+    values: int | None = None
 
     def __post_init__(self) -> None:
         if not self.fmts:
@@ -103,6 +112,10 @@ class RunOptions:
             raise RunError(f"--priority-queues must be in 1..8, got {self.priority_queues}")
         if not self.program.exists():
             raise RunError(f"P4 program {self.program} does not exist")
+        from hostagent.protocol import SUPPORTED_VALUES
+
+        if self.values is not None and self.values not in SUPPORTED_VALUES:
+            raise RunError(f"--values {self.values}: the program builds for {', '.join(map(str, SUPPORTED_VALUES))}")
 
 
 @dataclass(frozen=True)
@@ -141,6 +154,7 @@ class Runner:
         self.ctl: FabricController | None = None
         self.job: JobInfo | None = None
         self.job_fmt = ""  # the current job's result format (`--quant`)
+        self.values = 64  # values per packet of the compiled pipeline (set by `run` from its P4Info)
         self.target: Target | None = None
         self.hooks = ExitHooks()
 
@@ -156,6 +170,10 @@ class Runner:
         report = RunReport(topology=topo.title, target=self.target.name, size=opts.size, count=opts.count,
                            workers=workers, out_dir=str(opts.out), faults={"plan": opts.faults.as_dict()})
         program = self._compile()
+        self.values = pipeline_values(program.p4info)
+        if opts.values is not None and opts.values != self.values:
+            raise RunError(f"--values {opts.values}: the compiled program carries {self.values} values per packet")
+        report.job.update(values=self.values, mtu=link_mtu(self.values))
         self.hooks.install()
         try:
             self._build(topo, program.p4info, program.device_config, report)
@@ -188,9 +206,10 @@ class Runner:
                 raise RunError(f"the compiled program is {opts.compiled.source} for {opts.compiled.target}, "
                                f"not {opts.program} for {self.target.name}")
             return opts.compiled
-        self.log(f"compiling {opts.program.name} for {self.target.name}")
+        values = opts.values if opts.values is not None else run_values(self.target.name)
+        self.log(f"compiling {opts.program.name} for {self.target.name} ({values} values per packet)")
         try:
-            return self.target.compile(opts.program, opts.out / "build")
+            return self.target.compile(opts.program, opts.out / "build", defines={"AGG_VALUES": str(values)})
         except TargetError as exc:
             raise RunError(f"cannot compile {opts.program}: {exc}") from None
 
@@ -215,7 +234,7 @@ class Runner:
         run = RunState()
         self.fabric = Fabric(topo, target=self.target, out_dir=self.opts.out, run=run, pcap=self.opts.pcap,
                              verbose=self.opts.verbose, intf_tag=run.tag, tls=self.opts.tls,
-                             priority_queues=self.opts.priority_queues)
+                             priority_queues=self.opts.priority_queues, mtu=link_mtu(self.values))
         self.hooks.add(self.fabric.stop)
         self.log(f"starting {len(topo.switches())} {self.target.name} switches and {len(topo.hosts())} hosts "
                  f"({topo.title}); logs in {self.fabric.log_dir}")
@@ -229,7 +248,7 @@ class Runner:
                                     pid_file=run.pid_file("controller-watch"))
         self.hooks.add(self.ctl.close)
         self.log("controller: pushing the pipeline and forwarding (p4ina ctl)")
-        self.ctl.push_pipeline(uplinks=self.opts.uplinks)
+        self.ctl.push_pipeline(uplinks=self.opts.uplinks, rpc_timeout=pipeline_timeout(self.values))
 
     def _new_job(self, workers: list[str], fmt: str, report: RunReport) -> JobInfo:
         """A job whose result format is `fmt`, on the first job's tree root (the same tree for every format).
@@ -239,13 +258,13 @@ class Runner:
         "Slots and versions"). Every format therefore needs its own `--slots` on each switch."""
         assert self.ctl is not None
         if self.job is None:
-            self.job = self.ctl.create_job(workers, slots=self.opts.slots, quant=fmt)
+            self.job = self.ctl.create_job(workers, slots=self.opts.slots, quant=fmt, values=self.values)
         else:
             # FabricController.create_job has no root option: the same `p4ina ctl job create`, with --root
             root = str(self.job.tree.get("root"))
             try:
                 created = self.ctl.ctl("job", "create", *workers, "--slots", str(self.opts.slots), "--quant", fmt,
-                                       "--root", root)
+                                       "--root", root, "--values", str(self.values))
             except RunError as exc:
                 raise RunError(f"--fmt {fmt}: {exc} (each format holds --slots {self.opts.slots} on every switch "
                                "of its tree: lower --slots or give fewer formats)") from None
@@ -320,7 +339,8 @@ class Runner:
         return [*argv, "--mac", node.MAC(), "--job", str(self.job.job_id), "--child", str(info["child_index"]),
                 "--pool", str(self.job.slots), "--fmt", run.fmt, "--switch-ip", switch_ip,
                 "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}",
-                "--min-timeout", f"{opts.retx_min:g}", "--scale", str(self.job.scale)]
+                "--min-timeout", f"{opts.retx_min:g}", "--scale", str(self.job.scale),
+                "--values", str(self.values), "--job-values", str(self.job.values)]
 
     def _wait(self, name: str, procs: dict[str, Any], outputs: dict[str, Path]) -> None:
         opts = self.opts
@@ -434,7 +454,8 @@ class Runner:
         if switch is None:
             raise FabricError(f"{name} is not running")
         cells = [((grant["slot_base"] + s) << 1) | v for s in range(grant["slot_count"]) for v in (0, 1)]
-        count_reg, value_reg = f"{AGG_REGISTERS}.agg_child_count", f"{AGG_REGISTERS}.agg_v00"
+        first = "0" * max(2, len(f"{self.values - 1:o}"))  # element 0's octal name (p4src/include/defines.p4)
+        count_reg, value_reg = f"{AGG_REGISTERS}.agg_child_count", f"{AGG_REGISTERS}.agg_v{first}"
         chosen = next((c for c in cells if self.target.read_register(switch, count_reg, c)), cells[0])
         old = self.target.read_register(switch, value_reg, chosen)
         new = old ^ (1 << BITFLIP_BIT)
@@ -457,6 +478,32 @@ class Runner:
         except Exception as exc:  # plots are a convenience; the JSON report is the result
             report.errors.append(f"plotting failed: {exc}")
         write_json(report, self.opts.out)
+
+
+def run_values(target: str) -> int:
+    """Values per packet a run on `target` compiles for when `--values` is not given."""
+    return DEFAULT_VALUES.get(target, EMBEDDED_DEFAULT_VALUES)
+
+
+def link_mtu(values: int) -> int | None:
+    """The links' MTU for packets of `values` int32 values: None (the kernel's 1500) when they fit, else jumbo."""
+    from hostagent.protocol import FMT_INT32, ipv4_total_len
+
+    return None if ipv4_total_len(FMT_INT32, values) <= ETHERNET_MTU else JUMBO_MTU
+
+
+def pipeline_timeout(values: int) -> float | None:
+    """Deadline of SetForwardingPipelineConfig for a build of `values` values per packet (None: the controller's
+    30 s): an embedded switch loads code for every element, so wide builds take it minutes on a loaded host."""
+    return None if values <= 64 else min(1200.0, 30.0 * values / 64)
+
+
+def pipeline_values(p4info: Path) -> int:
+    """Values per packet of a compiled p4ina program, from its P4Info (what the controller reads as well)."""
+    from controller.p4info import P4InfoHelper, load_p4info
+    from controller.program import pipeline_values as values_of
+
+    return values_of(P4InfoHelper(load_p4info(p4info)))
 
 
 def worker_result(run: ModeRun, rank: int, host: str, final: dict[str, Any], steps: list[float]) -> WorkerResult:
