@@ -1,5 +1,7 @@
-"""Test tiers (see docs/testing.md): unit and target tests always run; root tests need root and the kernel
-features they use; bmv2 tests need the real binaries. Skips always say why."""
+"""Test tiers (see docs/testing.md): unit, target and integration tests always run (CI runs as root); bmv2 tests need
+the real binaries. The skip policy: only a bmv2 test may skip, and only because a named binary is missing. Any other
+skip (a collection-time skip included) is listed at the end of the run and fails it, so a regression can never hide
+as a skip."""
 
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ CONFORMANCE = REPO / "tests" / "conformance"
 
 BMV2_BINARIES = ("p4c-bm2-ss", "simple_switch_grpc")
 
+_bmv2_items: set[str] = set()
+_bad_skips: list[str] = []
+
 
 def bmv2_missing() -> list[str]:
     return [b for b in BMV2_BINARIES if shutil.which(b) is None]
@@ -23,12 +28,42 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     is_root = os.geteuid() == 0
     missing = bmv2_missing()
     for item in items:
-        if "root" in item.keywords and not is_root:
+        if "root" in item.keywords and not is_root:  # a skip, and so (the policy) a failed run
             item.add_marker(pytest.mark.skip(reason="needs root for network namespaces and veth pairs"))
-        if "bmv2" in item.keywords and missing:
-            item.add_marker(
-                pytest.mark.skip(reason=f"real BMv2 not installed: {', '.join(missing)} not on PATH")
-            )
+        if "bmv2" in item.keywords:
+            _bmv2_items.add(item.nodeid)
+            if missing:
+                item.add_marker(
+                    pytest.mark.skip(reason=f"real BMv2 not installed: {', '.join(missing)} not on PATH")
+                )
+
+
+def _reason(report: pytest.CollectReport | pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    return str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """A module skipped at collection (importorskip, allow_module_level) skips every test in it: never allowed."""
+    if report.skipped:
+        _bad_skips.append(f"{report.nodeid} (whole module): {_reason(report)}")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail") and report.nodeid not in _bmv2_items:
+        _bad_skips.append(f"{report.nodeid}: {_reason(report)}")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
+    if _bad_skips:
+        terminalreporter.section("skips outside the bmv2 tier (not allowed: docs/testing.md)", sep="=", red=True)
+        for line in _bad_skips:
+            terminalreporter.line(line, red=True)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _bad_skips and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")
