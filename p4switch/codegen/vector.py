@@ -303,22 +303,19 @@ class _V:
 
 @dataclass
 class _FieldSlot:
-    base: str
-    run: str
-    lo: int
-    hi: int
+    ref: str  # the lanes' fields: a numpy run of the header object, or a slice of it
     t: BitsT
-    header: str
-    indexes: tuple[int, ...]
 
 
 @dataclass
 class _RegSlot:
     store: str
-    cols: str
+    cols: str  # "" when the lanes are every column of the store
     size: int
     t: BitsT
-    names: tuple[str, ...]
+
+    def at(self, idx: str) -> str:
+        return f"{self.store}[{idx}]" if not self.cols else f"{self.store}[{idx}, {self.cols}]"
 
 
 def _bits(t: P4Type) -> BitsT | None:
@@ -390,8 +387,10 @@ class _Emitter:
             if ft is None or run is None or run[0] + run[1] < idx[-1] + 1:
                 raise Reject("the lanes' fields are not one byte-aligned run of 8/16/32-bit fields")
             first = run[0]
-            self.fields[id(tnode)] = _FieldSlot(base, f"_r{first}", idx[0] - first, idx[0] - first + self.k, ft,
-                                                class_name(t), tuple(idx))
+            lo = idx[0] - first
+            # the whole run: index nothing (a slice object per access costs as much as a small numpy op)
+            ref = f"{base}._r{first}" if lo == 0 and self.k == run[1] else f"{base}._r{first}[{lo}:{lo + self.k}]"
+            self.fields[id(tnode)] = _FieldSlot(ref, ft)
             self.new_runs.append((t, set(idx)))
             for lane, m in enumerate(members):
                 field_lanes.setdefault((base, m), []).append(lane)
@@ -418,12 +417,14 @@ class _Emitter:
         if all(p is None for p in placed) and not any(n in pending for n in names):
             binding = f"VS{len(vectors.stores) + len(self.new_stores)}_{self.gid}"
             self.new_stores.append((binding, names))
-            return _RegSlot(binding, f"0:{len(names)}", next(iter(sizes)), bt, names)
+            return _RegSlot(binding, "", next(iter(sizes)), bt)
         cols: list[int] = []
         stores = set()
+        widths = {b: len(ns) for b, ns in self.new_stores}
         for n, p in zip(names, placed, strict=True):
             if p is not None:
                 stores.add(p[0].binding)
+                widths[p[0].binding] = len(p[0].names)
                 cols.append(p[1])
             elif n in pending:
                 stores.add(pending[n][0])
@@ -435,7 +436,8 @@ class _Emitter:
         binding = next(iter(stores))
         if cols != list(range(cols[0], cols[0] + len(cols))):
             raise Reject("the lanes' register arrays are not consecutive columns of their vector store")
-        return _RegSlot(binding, f"{cols[0]}:{cols[0] + len(cols)}", next(iter(sizes)), bt, names)
+        full = cols[0] == 0 and len(cols) == widths[binding]
+        return _RegSlot(binding, "" if full else f"{cols[0]}:{cols[0] + len(cols)}", next(iter(sizes)), bt)
 
     # ------------------------------------------------------------------------------------------- helpers
     def tmp(self, hint: str) -> str:
@@ -539,7 +541,7 @@ class _Emitter:
             raise Reject("a register used as a value")
         if isinstance(e, ast.Member):
             fs = self.fields[id(e)]
-            code = f"{fs.base}.{fs.run}[{fs.lo}:{fs.hi}]"
+            code = fs.ref
             if fs.t.signed:
                 code = f"_vx.value({code}, {fs.t.width}, True)"
             return _V(code, "view", t)
@@ -667,7 +669,7 @@ class _Emitter:
         return _V(code, "view", self.typed.types[e])
 
     def reg_value(self, rs: _RegSlot, idx: str) -> str:
-        code = f"{rs.store}[{idx}, {rs.cols}]"
+        code = rs.at(idx)
         if rs.t.signed:
             code = f"_vx.value({code}, {rs.t.width}, True)"
         return code
@@ -685,8 +687,14 @@ class _Emitter:
     # -------------------------------------------------------------------------------------------- statements
     def stmt(self, st: ast.Statement) -> None:
         if isinstance(st, ast.BlockStatement):
-            for s in st.statements:
-                self.stmt(s)
+            body = st.statements
+            i = 0
+            while i < len(body):
+                if i + 1 < len(body) and self.declare_and_read(body[i], body[i + 1]):
+                    i += 2
+                    continue
+                self.stmt(body[i])
+                i += 1
         elif isinstance(st, ast.EmptyStatement):
             pass
         elif isinstance(st, ast.VariableDeclaration):
@@ -707,6 +715,30 @@ class _Emitter:
         else:
             raise Reject(f"{type(st).__name__} inside the run")
 
+    def declare_and_read(self, decl: ast.Statement, read: ast.Statement) -> bool:
+        """`bit<32> t; r.read(t, i);` (every unrolled read-modify-write starts so) as one expression: the store's
+        cells copied, or zeros when the index is out of range, instead of zeros then an overwrite."""
+        if not (isinstance(decl, ast.VariableDeclaration) and decl.init is None and self.mask is None
+                and isinstance(read, ast.MethodCallStatement)):
+            return False
+        info = self.typed.calls.get(read.call)
+        if (info is None or info.kind != "extern_method" or info.name != "read" or len(info.args) != 2
+                or info.receiver is None or id(info.receiver) not in self.regs):
+            return False
+        dst = info.args[0].value if info.args[0] is not None else None
+        var = self.typed.decl_vars.get(decl)
+        if not isinstance(dst, ast.Name) or not isinstance(var, Var) or id(self.typed.refs.get(dst)) != id(var):
+            return False
+        rs = self.regs[id(info.receiver)]
+        if _bits(var.type) != rs.t:
+            return False
+        dtype = _dtype(var.type)
+        idx = self.index(info.args[1].value if info.args[1] is not None else None)
+        name = self.tmp("l")
+        self.local[var] = (name, var.type)
+        self.w(f"{name} = {self.reg_value(rs, idx)}.copy() if {idx} < {rs.size} else _vx.zeros({self.k}, {dtype})")
+        return True
+
     def store_lane(self, left: ast.Expression, v: _V) -> None:
         """Write a value into a lane location (a lane local or a lane field), under the current mask."""
         if isinstance(left, ast.Name):
@@ -718,11 +750,10 @@ class _Emitter:
             return
         assert isinstance(left, ast.Member)
         fs = self.fields[id(left)]
-        target = f"{fs.base}.{fs.run}[{fs.lo}:{fs.hi}]"
         value = self.to_pattern(v, fs.t)
         if self.mask is not None:
-            value = f"_vx.where({self.mask}, {value}, {target})"
-        self.w(f"{target} = {value}")
+            value = f"_vx.where({self.mask}, {value}, {fs.ref})"
+        self.w(f"{fs.ref}[:] = {value}" if not fs.ref.endswith("]") else f"{fs.ref} = {value}")
 
     def assign(self, left: ast.Expression, right: ast.Expression) -> None:
         if isinstance(left, ast.Name) and self.typed.refs.get(left) in self.local:
@@ -839,7 +870,7 @@ class _Emitter:
             assert value is not None
             idx = self.index(index)
             v = self.expr(value)
-            target = f"{rs.store}[{idx}, {rs.cols}]"
+            target = rs.at(idx)
             code = self.to_pattern(v, rs.t)
             if self.mask is not None:
                 code = f"_vx.where({self.mask}, {code}, {target})"
