@@ -22,6 +22,7 @@ from .cfg import check_control_graphs
 from .declarations import check_declarations
 from .externs import check_externs
 from .frontend import check_frontend_gaps
+from .index import CodeIndex
 from .report import LineOf, Reporter
 from .tables import check_tables
 
@@ -29,12 +30,13 @@ from .tables import check_tables
 def check_bmv2_limits(pipeline: Pipeline, *, line_of: LineOf | None = None) -> None:
     """Raise `CompileError` with every BMv2 restriction the program breaks (nothing when it has none)."""
     report = Reporter(line_of)
-    check_declarations(pipeline, report)
-    check_frontend_gaps(pipeline, report)
-    graphs = check_control_graphs(pipeline, report)
+    index = CodeIndex(pipeline)
+    check_declarations(pipeline, index, report)
+    check_frontend_gaps(pipeline, index, report)
+    graphs = check_control_graphs(pipeline, index, report)
     order = [(prefix, decl) for graph in graphs.values() for prefix, decl, _name in graph.tables.values()]
-    check_tables(pipeline, order, report)
-    check_externs(pipeline, report)
+    check_tables(pipeline, index, order, report)
+    check_externs(pipeline, index, report)
     if report.diagnostics:
         raise CompileError(report.diagnostics)
 

@@ -24,6 +24,7 @@ from p4switch.frontend.elaborate import BlockInstance, Pipeline, qualify
 from p4switch.frontend.typecheck.helpers import expr_text
 from p4switch.frontend.types import HeaderT, HeaderUnionT, P4Type, StackT, StructT
 
+from .index import CodeIndex
 from .report import Reporter
 
 Label = bool | str | None  # None: unconditional; True/False: hit/miss or if branches; str: a switch label
@@ -51,9 +52,10 @@ Edges = list[tuple[Node, Label]]
 class ControlGraph:
     """The CFG of one pipeline control (ingress or egress), nested controls inlined."""
 
-    def __init__(self, pipeline: Pipeline, root: BlockInstance) -> None:
+    def __init__(self, pipeline: Pipeline, root: BlockInstance, index: CodeIndex) -> None:
         self.pipeline = pipeline
         self.typed = pipeline.typed
+        self.index = index
         self.nodes: list[Node] = []
         self.tables: dict[str, tuple[str, ast.TableDeclaration, str]] = {}  # key -> (block prefix, decl, name)
         self.entry = self.make("entry")
@@ -252,7 +254,7 @@ class ControlGraph:
         receiver = info.receiver.name if isinstance(info.receiver, ast.Name) else ""
         assert isinstance(block.decl, ast.ControlDeclaration)
         sites = []
-        for n in ast.walk(block.decl.body):
+        for n in self.index.nodes(block.decl.body):
             other = self.typed.calls.get(n) if isinstance(n, ast.Call) else None
             if other is not None and other.kind == "block_apply" and isinstance(other.receiver, ast.Name) \
                     and other.receiver.name == receiver:
@@ -352,13 +354,13 @@ def _has_headers(t: P4Type) -> bool:
     return False
 
 
-def check_control_graphs(pipeline: Pipeline, report: Reporter) -> dict[str, ControlGraph]:
+def check_control_graphs(pipeline: Pipeline, index: CodeIndex, report: Reporter) -> dict[str, ControlGraph]:
     """Build and check the ingress and egress graphs (the controls p4c-bm2-ss turns into BMv2 pipelines)."""
     graphs = {}
     for role in ("ingress", "egress"):
         block = pipeline.blocks.get(role)
         if block is not None and isinstance(block.decl, ast.ControlDeclaration):
-            graph = ControlGraph(pipeline, block)
+            graph = ControlGraph(pipeline, block, index)
             graph.check(report)
             graphs[role] = graph
     return graphs

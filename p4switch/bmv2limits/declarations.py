@@ -5,10 +5,11 @@ no code for them), and V1Switch blocks whose parameter directions differ from v1
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from p4switch.frontend import ast
-from p4switch.frontend.elaborate import V1MODEL_ROLES, BlockInstance, Pipeline
+from p4switch.frontend.elaborate import V1MODEL_ROLES, Pipeline
 from p4switch.frontend.source import SYSTEM_INCLUDE_DIR
 from p4switch.frontend.types import (
     BitsT,
@@ -24,14 +25,15 @@ from p4switch.frontend.types import (
     underlying,
 )
 
+from .index import CodeIndex
 from .report import Reporter
 
 
-def check_declarations(pipeline: Pipeline, report: Reporter) -> None:
+def check_declarations(pipeline: Pipeline, index: CodeIndex, report: Reporter) -> None:
     check_block_directions(pipeline, report)
     check_headers_param(pipeline, report)
     check_header_widths(pipeline, report)
-    check_extern_functions(pipeline, report)
+    check_extern_functions(index, report)
     check_action_params(pipeline, report)
 
 
@@ -122,14 +124,13 @@ def _all_headers(t: StructT) -> bool:
     return True
 
 
-def check_extern_functions(pipeline: Pipeline, report: Reporter) -> None:
+def check_extern_functions(index: CodeIndex, report: Reporter) -> None:
     """An extern function declared outside core.p4/v1model.p4 and called by the pipeline (p4c drops uncalled
     ones before the back end)."""
-    typed = pipeline.typed
     reported: set[int] = set()
-    for root in reachable_code(pipeline):
-        for n in ast.walk(root):
-            info = typed.calls.get(n) if isinstance(n, ast.Call) else None
+    for root in index.all_roots():
+        for n in index.nodes(root):
+            info = index.typed.calls.get(n) if isinstance(n, ast.Call) else None
             if info is None or info.kind != "extern_function" or id(info.decl) in reported:
                 continue
             decl = info.decl
@@ -140,39 +141,13 @@ def check_extern_functions(pipeline: Pipeline, report: Reporter) -> None:
             report.error_at_name(loc, info.name, f"{info.name}: unknown extern function")
 
 
+@lru_cache(maxsize=256)
 def is_system_file(path: str) -> bool:
+    """Is `path` this project's core.p4 or v1model.p4 (or another file of their directory)?"""
     try:
         return Path(path).resolve().parent == SYSTEM_INCLUDE_DIR
     except OSError:
         return False
-
-
-def reachable_code(pipeline: Pipeline) -> list[ast.Node]:
-    """Parser states, control bodies and the actions and functions they use: the code p4c keeps."""
-    typed = pipeline.typed
-    roots: list[ast.Node] = []
-    seen: set[int] = set()
-    blocks: list[BlockInstance] = [b for r in V1MODEL_ROLES if (b := pipeline.blocks.get(r)) is not None]
-    while blocks:
-        block = blocks.pop()
-        blocks.extend(block.children)
-        decl = block.decl
-        roots.extend(decl.states if isinstance(decl, ast.ParserDeclaration) else [decl.body])
-        for local in decl.locals:
-            if isinstance(local, ast.TableDeclaration):
-                roots.append(local)
-    i = 0
-    while i < len(roots):  # follow references to actions and functions
-        for n in ast.walk(roots[i]):
-            target = typed.refs.get(n)
-            info = typed.calls.get(n) if isinstance(n, ast.Call) else None
-            if info is not None and info.kind in ("action", "function"):
-                target = info.decl
-            if isinstance(target, (ast.ActionDeclaration, ast.FunctionDeclaration)) and id(target) not in seen:
-                seen.add(id(target))
-                roots.append(target.body)
-        i += 1
-    return roots
 
 
 def check_block_directions(pipeline: Pipeline, report: Reporter) -> None:

@@ -12,6 +12,7 @@ from p4switch.frontend.elaborate import BlockInstance, Pipeline, qualify
 from p4switch.frontend.typecheck.helpers import expr_text
 from p4switch.frontend.types import BitsT, BoolT, EnumT, ErrorT, ExternT, NewTypeT, underlying
 
+from .index import CodeIndex
 from .report import Reporter, start_of
 
 # The block each primitive is allowed in, and p4c's message otherwise (its wording, including "'resubmit' can only
@@ -24,16 +25,20 @@ _CHECKSUM_CALLS = {"verify_checksum": ("verify_checksum", "verify_checksum_with_
                    "compute_checksum": ("update_checksum", "update_checksum_with_payload")}
 
 
-def check_externs(pipeline: Pipeline, report: Reporter) -> None:
+def check_externs(pipeline: Pipeline, index: CodeIndex, report: Reporter) -> None:
+    """`index.roots` pairs each piece of code with its block; the role decides where clone & co. may run (p4c
+    copies a top-level action into each control that uses it)."""
     for role, block in pipeline.blocks.items():
-        for inst_block, root in _code(pipeline, block):
-            for n in ast.walk(root):
+        for _owner, root in index.roots.get(role, []):
+            for n in index.nodes(root):
                 if isinstance(n, (ast.ForStatement, ast.ForInStatement)):
                     report.error(n.loc, "BMV2 does not support loops")
                 elif isinstance(n, ast.Call):
                     _check_call(pipeline, role, n, report)
-                elif isinstance(n, ast.Instantiation):
-                    _check_register(pipeline, inst_block, n, report)
+        for inst_block in _instances(block):
+            for local in inst_block.decl.locals:
+                if isinstance(local, ast.Instantiation):
+                    _check_register(pipeline, inst_block, local, report)
         if role in _CHECKSUM_CALLS and isinstance(block.decl, ast.ControlDeclaration):
             _check_checksum_block(pipeline, role, block.decl.body, report)
         if role == "deparser" and isinstance(block.decl, ast.ControlDeclaration):
@@ -186,22 +191,8 @@ def _computations(pipeline: Pipeline, e: ast.Expression) -> Iterator[ast.Express
         yield e
 
 
-def _code(pipeline: Pipeline, block: BlockInstance) -> Iterator[tuple[BlockInstance, ast.Node]]:
-    """A block's own declaration, its nested instances' (with the instance each belongs to) and the top-level
-    actions and functions they use (p4c copies those into the block)."""
-    typed = pipeline.typed
-    top_level = {id(d) for d in typed.program.declarations}
-    seen: set[int] = set()
-    todo: list[tuple[BlockInstance, ast.Node]] = [(block, block.decl)]
-    while todo:
-        owner, root = todo.pop(0)
-        yield owner, root
-        for n in ast.walk(root):
-            info = typed.calls.get(n) if isinstance(n, ast.Call) else None
-            target = info.decl if info is not None and info.kind in ("action", "function") else typed.refs.get(n)
-            if isinstance(target, (ast.ActionDeclaration, ast.FunctionDeclaration)) and id(target) in top_level \
-                    and id(target) not in seen:
-                seen.add(id(target))
-                todo.append((owner, target))
-    for child in block.children:
-        yield from _code(pipeline, child)
+def _instances(block: BlockInstance) -> list[BlockInstance]:
+    out = [block]
+    for inst in out:
+        out.extend(inst.children)
+    return out

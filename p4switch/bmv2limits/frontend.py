@@ -10,15 +10,15 @@ from p4switch.frontend.elaborate import Pipeline
 from p4switch.frontend.typecheck.helpers import expr_text
 from p4switch.frontend.types import HeaderT
 
-from .declarations import is_system_file, reachable_code
+from .declarations import is_system_file
+from .index import CodeIndex
 from .report import Reporter, start_of
 
 
-def check_frontend_gaps(pipeline: Pipeline, report: Reporter) -> None:
+def check_frontend_gaps(pipeline: Pipeline, index: CodeIndex, report: Reporter) -> None:
     check_redeclarations(pipeline, report)
-    code = reachable_code(pipeline)
-    for root in code:
-        for n in ast.walk(root):
+    for root in index.all_roots():
+        for n in index.nodes(root):
             if isinstance(n, ast.Call):
                 _check_extract(pipeline, n, report)
             elif isinstance(n, ast.SwitchStatement):
