@@ -4,6 +4,7 @@ accepts also compiles for the `bmv2` target. Runs on the elaborated pipeline, be
 
 | module | p4c source | what |
 |---|---|---|
+| `index.py` | | the code p4c keeps (bodies, tables, the actions and functions they use), walked once |
 | `cfg.py` | `backends/bmv2/common/controlFlowGraph.cpp` | a table applied at two sites: a path back to itself, or different successors |
 | `tables.py` | `backends/bmv2/common/control.cpp`, `metermap.cpp` | lpm keys, direct counters and meters |
 | `declarations.py` | `backends/bmv2/common/header.cpp`, `simple_switch/simpleSwitch.cpp` | header widths, the headers type, user extern functions, block parameter directions |
