@@ -143,9 +143,12 @@ def check_extern_functions(index: CodeIndex, report: Reporter) -> None:
 
 @lru_cache(maxsize=256)
 def is_system_file(path: str) -> bool:
-    """Is `path` this project's core.p4 or v1model.p4 (or another file of their directory)?"""
+    """Is `path` core.p4 or v1model.p4: this project's, or another copy found through `-I` (p4c's own p4include)?"""
+    p = Path(path)
+    if p.name in ("core.p4", "v1model.p4"):
+        return True
     try:
-        return Path(path).resolve().parent == SYSTEM_INCLUDE_DIR
+        return p.resolve().parent == SYSTEM_INCLUDE_DIR
     except OSError:
         return False
 

@@ -119,3 +119,17 @@ control Sub(inout headers_t h) {
 }""", parser=PARSER, ingress_locals="Sub() s1; Sub() s2;", ingress="s1.apply(h); s2.apply(h);",
         deparser="pkt.emit(h.a);")
     compile_text(src, "two_instances")
+
+
+def test_v1model_found_through_include_dir_is_not_user_code(tmp_path: Path) -> None:
+    """`-I` with another copy of core.p4/v1model.p4 (p4c's p4include): their extern functions are BMv2's, not the
+    program's own."""
+    from p4switch.frontend.source import SYSTEM_INCLUDE_DIR
+
+    for name in ("core.p4", "v1model.p4"):
+        (tmp_path / name).write_text((SYSTEM_INCLUDE_DIR / name).read_text())
+    src = program(decls=HEADERS, parser=PARSER, ingress="mark_to_drop(sm); h.a.x = 1;", deparser="pkt.emit(h.a);")
+    compile_text(src, "own_include", include_dirs=[str(tmp_path)])
+    with pytest.raises(CompileError) as info:
+        compile_file(HERE / "bmv2_errors" / "unknown_extern_function.p4", include_dirs=[str(tmp_path)])
+    assert [d.message for d in info.value.diagnostics] == ["extern_func: unknown extern function"]
