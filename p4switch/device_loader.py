@@ -4,7 +4,7 @@ The switch never executes anything that arrived in a config. It compiles the con
 preprocessing disabled (`compiler.compile_preprocessed`), audits the module its own code generator wrote
 (`codegen.audit`), and byte-compiles it. Results, failures included, are cached in memory by the program's
 SHA-256 and name (a P4Runtime VERIFY followed by a COMMIT, a reconnecting controller, or the same program pushed
-again compile once), and the P4Info in the request must equal the one the switch compiled: a P4Info that does not
+again compile once; successes also on disk, `pipeline_cache.py`, for the next switch process), and the P4Info in the request must equal the one the switch compiled: a P4Info that does not
 describe the program would make every later P4Runtime write mean something else.
 """
 
@@ -17,7 +17,7 @@ from types import CodeType
 
 from p4.config.v1 import p4info_pb2
 
-from p4switch import device_config
+from p4switch import device_config, pipeline_cache
 from p4switch.codegen.audit import GeneratedCodeError, compile_generated
 from p4switch.exceptions import CompileError, DeviceConfigError
 
@@ -37,14 +37,30 @@ class LoadedProgram:
 
 _cache: OrderedDict[tuple[str, str], LoadedProgram | str] = OrderedDict()
 _lock = threading.Lock()
-compiles = 0  # how many programs this process compiled (tests read it to see the cache work)
+#: How programs were obtained in this process: compiled, or read from the on-disk cache (tests read these).
+stats = {"compiled": 0, "disk": 0}
+
+
+def _from_disk(config: device_config.DeviceConfig) -> LoadedProgram | None:
+    entry = pipeline_cache.load(config.program_sha256, config.name)
+    if entry is None:
+        return None
+    try:
+        code = compile_generated(entry["python"], f"<pipeline {config.name}>")
+        p4info = p4info_pb2.P4Info.FromString(entry["p4info"])
+    except Exception:  # an entry that fails the audit or does not decode is ignored: compile instead
+        return None
+    stats["disk"] += 1
+    return LoadedProgram(config.name, p4info, entry["runtime_config"], code, config.program_sha256)
 
 
 def _compile(config: device_config.DeviceConfig) -> LoadedProgram:
-    global compiles
     from p4switch.compiler import compile_preprocessed
 
-    compiles += 1
+    cached = _from_disk(config)
+    if cached is not None:
+        return cached
+    stats["compiled"] += 1
     try:
         compiled = compile_preprocessed(config.program, config.name)
     except CompileError as exc:
@@ -59,6 +75,8 @@ def _compile(config: device_config.DeviceConfig) -> LoadedProgram:
         code = compile_generated(compiled.python_source, f"<pipeline {config.name}>")
     except (SyntaxError, GeneratedCodeError) as exc:
         raise DeviceConfigError(f"generated code for {config.name} refused: {exc}") from None
+    pipeline_cache.store(config.program_sha256, config.name, compiled.python_source,
+                         compiled.p4info.SerializeToString(), compiled.runtime_config)
     return LoadedProgram(config.name, compiled.p4info, compiled.runtime_config, code, config.program_sha256)
 
 

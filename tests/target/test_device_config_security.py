@@ -237,20 +237,20 @@ def test_names_that_would_break_out_of_generated_code_stay_string_literals(tmp_p
 def test_the_wrapper_form_is_accepted_and_compiles_once(running: Rig) -> None:
     compiled, switch, client, outputs = running.compiled, running.switch, running.client, running.outputs
     other = compile_text(program(2), "fwd_b")
-    before = device_loader.compiles
+    before = device_loader.stats["compiled"] + device_loader.stats["disk"]
     client.set_pipeline(other.p4info, dc.wrap(other.device_config_bytes()))
     assert forwards_to(switch, outputs) == [2]
     client.set_pipeline(compiled.p4info, compiled.device_config_bytes())  # back to A: compiled when first pushed
     assert forwards_to(switch, outputs) == [1]
     client.set_pipeline(other.p4info, other.device_config_bytes())  # B again, raw JSON this time: cached
     assert forwards_to(switch, outputs) == [2]
-    assert device_loader.compiles - before == 1
+    assert device_loader.stats["compiled"] + device_loader.stats["disk"] - before == 1
     client.set_pipeline(compiled.p4info, compiled.device_config_bytes())
     assert forwards_to(switch, outputs) == [1]
 
 
 def test_p4runtime_shell_pushes_the_pipeline_from_files(running: Rig, tmp_path: Path) -> None:
-    sh = pytest.importorskip("p4runtime_sh.shell")
+    import p4runtime_sh.shell as sh
     p4info_path, config_path = write_outputs(compile_text(program(3), "fwd_c"), tmp_path)
     sh.setup(device_id=0, grpc_addr=f"127.0.0.1:{running.port}", election_id=(0, 2),
              config=sh.FwdPipeConfig(str(p4info_path), str(config_path)), verbose=False)

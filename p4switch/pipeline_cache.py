@@ -1,0 +1,108 @@
+"""An on-disk cache of compiled device configs, so that each switch process of a fabric does not compile
+`p4ina.p4` again (about 2 s of CPU per switch per run on this machine).
+
+An entry holds what the switch's own compiler produced (generated module, P4Info, runtime data), keyed by a
+fingerprint of the compiler's source files, the program's SHA-256 and its name. The directory is private: the
+cache is used only if it is a real directory owned by this user with no group or other permissions, and an entry
+only if it is a regular file owned by this user with mode 0600 (written to a temporary file, then renamed). A
+module read back is audited again before it runs (`codegen.audit`). `P4INA_PIPELINE_CACHE=off` disables it;
+`P4INA_PIPELINE_CACHE=DIR` moves it (default `$XDG_CACHE_HOME/p4ina/pipelines`, else `~/.cache/...`).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ENV = "P4INA_PIPELINE_CACHE"
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@functools.cache
+def compiler_fingerprint() -> str:
+    """SHA-256 over the compiler's sources: a changed front end or code generator never reads an old entry."""
+    digest = hashlib.sha256()
+    files = sorted([*(_PACKAGE / "frontend").rglob("*.py"), *(_PACKAGE / "codegen").rglob("*.py"),
+                    _PACKAGE / "compiler.py", _PACKAGE / "p4info.py"])
+    for path in files:
+        digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def cache_dir() -> Path | None:
+    """The private cache directory (created 0700), or None when disabled or not safe to use."""
+    setting = os.environ.get(ENV, "")
+    if setting.lower() == "off":
+        return None
+    if setting:
+        base = Path(setting)
+    else:
+        root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        base = Path(root) / "p4ina" / "pipelines"
+    try:
+        base.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(base)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        return None
+    return base
+
+
+def _entry(base: Path, program_sha256: str, name: str) -> Path:
+    key = hashlib.sha256(f"{compiler_fingerprint()}\0{program_sha256}\0{name}".encode()).hexdigest()
+    return base / f"{key}.json"
+
+
+def load(program_sha256: str, name: str) -> dict[str, Any] | None:
+    """A cached entry {"python", "p4info" (bytes), "runtime_config"} if one exists and is trustworthy."""
+    base = cache_dir()
+    if base is None:
+        return None
+    path = _entry(base, program_sha256, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            entry = json.loads(f.read())
+        if not (isinstance(entry, dict) and isinstance(entry.get("python"), str)
+                and isinstance(entry.get("p4info"), str) and isinstance(entry.get("runtime_config"), dict)):
+            return None
+        return {"python": entry["python"], "p4info": base64.b64decode(entry["p4info"]),
+                "runtime_config": entry["runtime_config"]}
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def store(program_sha256: str, name: str, python: str, p4info: bytes, runtime_config: dict[str, Any]) -> None:
+    """Write an entry atomically with mode 0600; any failure just leaves the cache without it."""
+    base = cache_dir()
+    if base is None:
+        return
+    data = json.dumps({"python": python, "p4info": base64.b64encode(p4info).decode(),
+                       "runtime_config": runtime_config}).encode()
+    try:
+        fd, tmp = tempfile.mkstemp(dir=base, prefix=".tmp-")  # mkstemp creates it 0600
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, _entry(base, program_sha256, name))
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        return
