@@ -133,3 +133,20 @@ def test_v1model_found_through_include_dir_is_not_user_code(tmp_path: Path) -> N
     with pytest.raises(CompileError) as info:
         compile_file(HERE / "bmv2_errors" / "unknown_extern_function.p4", include_dirs=[str(tmp_path)])
     assert [d.message for d in info.value.diagnostics] == ["extern_func: unknown extern function"]
+
+
+def test_p4ina_compile_prints_p4c_message_and_fails(tmp_path: Path) -> None:
+    """The command line reports the restriction like any other error: located message, source line, caret, status 1
+    and no outputs (so nothing reaches a switch)."""
+    import subprocess
+    import sys
+
+    path = HERE / "bmv2_errors" / "table_two_sites_multiple_successors.p4"
+    result = subprocess.run([sys.executable, "-m", "p4ina", "compile", str(path), "-o", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    ((line, col, message),) = expected_errors(path)
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"{path}:{line}:{col}: error: {message}"
+    assert lines[1:3] == [path.read_text().splitlines()[line - 1], " " * (col - 1) + "^"]
+    assert not list(tmp_path.iterdir())
