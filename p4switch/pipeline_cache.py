@@ -6,7 +6,8 @@ fingerprint of the compiler's source files, the program's SHA-256 and its name. 
 cache is used only if it is a real directory owned by this user with no group or other permissions, and an entry
 only if it is a regular file owned by this user with mode 0600 (written to a temporary file, then renamed). A
 module read back is audited again before it runs (`codegen.audit`). `P4INA_PIPELINE_CACHE=off` disables it;
-`P4INA_PIPELINE_CACHE=DIR` moves it (default `$XDG_CACHE_HOME/p4ina/pipelines`, else `~/.cache/...`).
+`P4INA_PIPELINE_CACHE=DIR` moves it (default `$XDG_CACHE_HOME/p4ina/pipelines`, else `~/.cache/...`); it keeps the
+newest `MAX_ENTRIES` entries.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 ENV = "P4INA_PIPELINE_CACHE"
+MAX_ENTRIES = 64  # the oldest entries beyond this are removed when one is added
 _PACKAGE = Path(__file__).resolve().parent
 
 
@@ -104,5 +106,12 @@ def store(program_sha256: str, name: str, python: str, p4info: bytes, runtime_co
         except BaseException:
             os.unlink(tmp)
             raise
+        _evict(base)
     except OSError:
         return
+
+
+def _evict(base: Path) -> None:
+    entries = sorted(base.glob("*.json"), key=lambda p: p.stat().st_mtime)
+    for old in entries[:-MAX_ENTRIES]:
+        old.unlink(missing_ok=True)

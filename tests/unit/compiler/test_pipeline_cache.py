@@ -90,3 +90,13 @@ def test_the_cache_directory_must_be_private(cache: Path, monkeypatch: pytest.Mo
     assert pipeline_cache.cache_dir() is None
     monkeypatch.setenv(pipeline_cache.ENV, "off")
     assert pipeline_cache.cache_dir() is None
+
+
+def test_the_oldest_entries_go_beyond_the_cap(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline_cache, "MAX_ENTRIES", 2)
+    for n in range(3):
+        pipeline_cache.store(f"{n:064x}", "p", "x = 1\n", b"", {})
+        os.utime(pipeline_cache._entry(cache, f"{n:064x}", "p"), (n, n))
+    pipeline_cache.store(f"{9:064x}", "p", "x = 1\n", b"", {})
+    assert pipeline_cache.load(f"{0:064x}", "p") is None and pipeline_cache.load(f"{1:064x}", "p") is None
+    assert pipeline_cache.load(f"{2:064x}", "p") is not None and pipeline_cache.load(f"{9:064x}", "p") is not None
