@@ -39,11 +39,13 @@ DROP_UNKNOWN_JOB, DROP_NOT_ADMITTED, DROP_SLOT_RANGE, DROP_BAD_FORMAT, DROP_DUPL
 # ------------------------------------------------------------------------------------------------ compile
 
 
-@functools.lru_cache(maxsize=1)
-def compiled_program() -> tuple[Any, bytes]:
-    """(P4Info, device config bytes) of p4src/p4ina.p4, compiled once per test session by the embedded compiler."""
+@functools.lru_cache(maxsize=2)
+def compiled_program(values: int = proto.VALUES_PER_PACKET) -> tuple[Any, bytes]:
+    """(P4Info, device config bytes) of p4src/p4ina.p4 built for `values` values per packet (-D AGG_VALUES),
+    compiled once per test session by the embedded compiler."""
     compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler (engineer F) is not there yet")
-    result = compiler.compile_file(str(PROGRAM))
+    defines = {} if values == proto.VALUES_PER_PACKET else {"AGG_VALUES": str(values)}
+    result = compiler.compile_file(str(PROGRAM), defines=defines)
     p4info, config = result.p4info, result.device_config_bytes()
     return p4info, config
 
@@ -160,10 +162,10 @@ class AggSwitch:
     set the pipeline, holds mastership and sends every write and read over gRPC."""
 
     def __init__(self, name: str, index: int, on_output: Callable[[str, int, bytes], None], *,
-                 p4runtime: bool = False) -> None:
+                 p4runtime: bool = False, values: int = proto.VALUES_PER_PACKET) -> None:
         from p4switch.switch.core import Switch
 
-        p4info, config = compiled_program()
+        p4info, config = compiled_program(values)
         self.name = name
         self.mac = 0x02_00_00_00_FF_00 + index
         self.ip = 0x0A_FF_00_00 + index
@@ -332,8 +334,8 @@ def parse_result(frame: bytes) -> ParsedResult:
     (job_id, slot, fmt_flags, ver_child, exp, _r, count, _r2, seq, step, csum) = proto.AGG_HDR_STRUCT.unpack_from(
         frame, proto.AGG_OFFSET)
     fmt = fmt_flags >> 6
-    values = np.frombuffer(frame, dtype=proto.VALUE_DTYPE[fmt], count=proto.VALUES_PER_PACKET,
-                           offset=proto.VALUES_OFFSET).astype(np.int64)
+    values = np.frombuffer(frame, dtype=proto.VALUE_DTYPE[fmt], count=(len(frame) - proto.VALUES_OFFSET)
+                           // proto.ELEMENT_SIZE[fmt], offset=proto.VALUES_OFFSET).astype(np.int64)
     sport, dport = struct.unpack_from("!HH", frame, proto.ETH_LEN + proto.IPV4_LEN)
     return ParsedResult(
         eth_dst=int.from_bytes(frame[0:6], "big"), ip_dst=int.from_bytes(frame[30:34], "big"), udp_sport=sport,
@@ -385,6 +387,7 @@ class SimWorker:
         layers = proto.agg_layers(
             self.chunks[k], job_id=self.job_id, slot=k % self.pool, ver=self.version(k), seq=k, child=self.child,
             fmt=self.fmt, exp=self.exponent(k), flags=proto.FLAG_RETX if retx else 0, step=self.step,
+            lanes=len(self.chunks[k]),
         )
         pkt = (Ether(src=mac_str(self.mac), dst="02:00:00:00:ff:00")
                / IP(src=ip_str(self.ip), dst="10.255.0.0", tos=proto.TOS_GRADIENT)
@@ -510,8 +513,8 @@ class Fabric:
         self._lock = threading.Lock()
         self.unexpected: list[tuple[str, int]] = []
 
-    def add_switch(self, name: str, *, p4runtime: bool = False) -> AggSwitch:
-        sw = AggSwitch(name, len(self.switches), self._on_output, p4runtime=p4runtime)
+    def add_switch(self, name: str, *, p4runtime: bool = False, values: int = proto.VALUES_PER_PACKET) -> AggSwitch:
+        sw = AggSwitch(name, len(self.switches), self._on_output, p4runtime=p4runtime, values=values)
         self.switches[name] = sw
         return sw
 
@@ -604,13 +607,14 @@ def single_switch(workers: list[SimWorker], *, job_id: int = 1, job_idx: int = 0
 
 
 def make_workers(n: int, chunks: int, *, pool: int, job_id: int = 1, seed: int = 0, low: int = -(2**20),
-                 high: int = 2**20, fmt: int = proto.FMT_INT32, prefix: str = "w") -> list[SimWorker]:
+                 high: int = 2**20, fmt: int = proto.FMT_INT32, prefix: str = "w",
+                 lanes: int = proto.VALUES_PER_PACKET) -> list[SimWorker]:
     rng = np.random.default_rng(seed)
     lo, hi = proto.VALUE_RANGE[fmt]
     low, high = max(low, lo), min(high, hi)
     return [
         SimWorker(name=f"{prefix}{r}", rank=r, child=r, job_id=job_id, pool=pool, fmt=fmt,
-                  chunks=[rng.integers(low, high, proto.VALUES_PER_PACKET, endpoint=True) for _ in range(chunks)])
+                  chunks=[rng.integers(low, high, lanes, endpoint=True) for _ in range(chunks)])
         for r in range(n)
     ]
 
