@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from p4switch.codegen.exprs import CodegenError, ExprGen
 from p4switch.codegen.layout import default_value, is_object, leaf_fields, pyname, scalar_width
+from p4switch.codegen.vector import emit_vector_run
 from p4switch.frontend import ast
 from p4switch.frontend.elaborate import BlockInstance
 from p4switch.frontend.scope import Var
@@ -125,8 +126,12 @@ class BlockGen:
     # --------------------------------------------------------------------------------------------- statements
     def block_stmts(self, stmts: tuple[ast.Statement, ...]) -> None:
         start = len(self.lines)
-        for st in stmts:
-            self.stmt(st)
+        i = 0
+        while i < len(stmts):
+            done = emit_vector_run(self, stmts, i)  # unrolled per-element runs -> numpy (codegen/vector.py)
+            if not done:
+                self.stmt(stmts[i])
+            i += done or 1
         if len(self.lines) == start:
             self.w("pass")
 
