@@ -39,8 +39,9 @@ class _MMsgHdr(ctypes.Structure):
 
 _IOV_SIZE = ctypes.sizeof(_IoVec)
 _MMSG_SIZE = ctypes.sizeof(_MMsgHdr)
-_LEN_OFFSET = _MMsgHdr.msg_len.offset
-_FLAGS_OFFSET = _MsgHdr.msg_flags.offset
+_MMSG_WORDS = _MMSG_SIZE // 4
+_LEN_WORD = _MMsgHdr.msg_len.offset // 4
+_FLAGS_WORD = _MsgHdr.msg_flags.offset // 4  # msg_hdr is the first member of mmsghdr
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -82,16 +83,11 @@ class _Slots:
             self.msgs[i].msg_hdr.msg_iovlen = 1
         # raw views for per-packet stores and loads without ctypes objects: iov_len is the 2nd size_t of an iovec
         self.iov_words = memoryview(self.iovs).cast("B").cast("Q")
-        self.msg_bytes = memoryview(self.msgs).cast("B")
+        # msg_len and msg_flags of message i, as 32-bit words: msg_words[i * _MMSG_WORDS + _LEN_WORD]
+        self.msg_words = memoryview(self.msgs).cast("B").cast("I")
 
     def msg_ptr(self, index: int) -> int:
         return ctypes.addressof(self.msgs) + index * _MMSG_SIZE
-
-    def msg_len(self, index: int) -> int:
-        return int.from_bytes(self.msg_bytes[index * _MMSG_SIZE + _LEN_OFFSET:][:4], "little")
-
-    def msg_flags(self, index: int) -> int:
-        return int.from_bytes(self.msg_bytes[index * _MMSG_SIZE + _FLAGS_OFFSET:][:4], "little")
 
 
 class MmsgSender:
@@ -195,11 +191,12 @@ class MmsgReceiver:
                 return []
             raise OSError(err, os.strerror(err))
         out: list[bytes] = []
-        view, size = s.view, s.size
+        view, size, words = s.view, s.size, s.msg_words
         for i in range(r):
-            if s.msg_flags(i) & MSG_TRUNC:
+            w = i * _MMSG_WORDS
+            if words[w + _FLAGS_WORD] & MSG_TRUNC:
                 self.truncated += 1
                 continue
             off = i * size
-            out.append(bytes(view[off:off + s.msg_len(i)]))
+            out.append(bytes(view[off:off + words[w + _LEN_WORD]]))
         return out
