@@ -9,6 +9,7 @@ accepts also compiles for the `bmv2` target. Runs on the elaborated pipeline, be
 | `tables.py` | `backends/bmv2/common/control.cpp`, `metermap.cpp` | lpm keys, direct counters and meters |
 | `declarations.py` | `backends/bmv2/common/header.cpp`, `simple_switch/simpleSwitch.cpp` | header widths, the headers type, user extern functions, block parameter directions |
 | `frontend.py` | p4c's front end (`testdata/p4_16_errors`) | errors our front end lets through: extract of a non-header, redeclared v1model names, switch labels, keyless entries, duplicate control-plane names |
+| `expressions.py` | `common/lower.cpp` | shift amounts wider than 8 bits |
 | `externs.py` | `simple_switch/simpleSwitch.cpp`, `common/check_unsupported.h` | clone/resubmit/recirculate placement, registers, checksum blocks, loops |
 
 The list of restrictions, their messages and what is not covered: docs/compiler.md, "BMv2 back-end restrictions".
@@ -21,6 +22,7 @@ from p4switch.frontend.elaborate import Pipeline
 
 from .cfg import check_control_graphs
 from .declarations import check_declarations
+from .expressions import check_expressions
 from .externs import check_externs
 from .frontend import check_frontend_gaps
 from .index import CodeIndex
@@ -38,6 +40,7 @@ def check_bmv2_limits(pipeline: Pipeline, *, line_of: LineOf | None = None) -> N
     order = [(prefix, decl) for graph in graphs.values() for prefix, decl, _name in graph.tables.values()]
     check_tables(pipeline, index, order, report)
     check_externs(pipeline, index, report)
+    check_expressions(index, report)
     if report.diagnostics:
         raise CompileError(report.diagnostics)
 
