@@ -166,7 +166,7 @@ class PacketSocketTransport(Transport):
         self._tx: MmsgSender | None = None
         if batched and mmsg.available():
             try:
-                self._ring = RxRing(self.sock, frames=258)
+                self._ring = RxRing(self.sock, frames=1026)  # 10.5 MiB: the only buffer while the worker computes
             except OSError:
                 self._ring = None  # no ring (locked memory, old kernel): one recvfrom per frame, as before
             self._tx = MmsgSender(self.sock, slots=64, slot_size=16384)
