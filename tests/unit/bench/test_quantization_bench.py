@@ -8,7 +8,9 @@ import pytest
 
 from bench import quantization
 
-pytestmark = pytest.mark.skipif(quantization.unavailable() is not None, reason=str(quantization.unavailable()))
+
+def test_the_benchmark_can_run_here() -> None:
+    assert quantization.unavailable() is None  # a missing program or compiler fails, never skips
 
 
 @pytest.fixture(scope="module")

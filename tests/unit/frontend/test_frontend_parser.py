@@ -481,7 +481,7 @@ def test_for_loops_break_and_continue() -> None:
 )
 def test_programs_type_check(path: Path) -> None:
     """Parsed programs (third-party style, and the target corpus) also pass the type checker."""
-    check = pytest.importorskip("p4switch.frontend.typecheck")
+    import p4switch.frontend.typecheck as check
     check.check_program(parse_program(path))
 
 
@@ -531,5 +531,5 @@ def test_v1model_version_20200408_api() -> None:
     assert isinstance(version.value, ast.IntLiteral) and version.value.value == 20200408
     register = next(d for d in program.declarations if isinstance(d, ast.ExternDeclaration) and d.name == "register")
     assert register.type_params == ("T", "I")
-    check = pytest.importorskip("p4switch.frontend.typecheck")
+    import p4switch.frontend.typecheck as check
     check.check_program(program)

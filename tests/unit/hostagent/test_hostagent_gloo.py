@@ -7,9 +7,8 @@ import socket
 from typing import Any
 
 import numpy as np
-import pytest
 
-from hostagent.gloo import GlooAllReduce, torch_available
+from hostagent.gloo import GlooAllReduce
 
 
 def _rank(rank: int, port: int, out: Any) -> None:
@@ -22,7 +21,6 @@ def _rank(rank: int, port: int, out: Any) -> None:
         g.close()
 
 
-@pytest.mark.skipif(not torch_available(), reason="torch is not installed (pip install 'p4ina[torch]')")
 def test_gloo_allreduce_two_processes() -> None:
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["torch", "hostagent.gloo"])

@@ -7,11 +7,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 from hostagent.torch_hook import P4inaHookState, p4ina_allreduce_hook
 from hostagent.train_digits import TrainConfig, _batches, main
-
-torch = pytest.importorskip("torch", reason="torch is not installed (pip install 'p4ina[torch]')")
 
 
 class FourTimes:

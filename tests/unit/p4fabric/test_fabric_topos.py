@@ -120,7 +120,6 @@ def test_host_addresses_are_unique_and_deterministic() -> None:
 
 
 def test_controller_topology_file(tmp_path: Path) -> None:
-    pytest.importorskip("controller.topology")
     from p4fabric.topofile import write_topology_file
 
     from controller.topology import Topology

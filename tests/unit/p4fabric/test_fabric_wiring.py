@@ -18,9 +18,8 @@ from p4fabric.runner import RunOptions
 from p4fabric.topofile import write_topology_file
 from p4fabric.topos import parse_topo_spec
 
+from controller.topology import Topology
 from p4ina.pki import make_fabric_pki
-
-Topology = pytest.importorskip("controller.topology").Topology
 
 
 def _grpc(topo: Any) -> dict[str, str]:

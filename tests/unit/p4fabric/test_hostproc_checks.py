@@ -16,7 +16,6 @@ import pytest
 from p4fabric.hostproc import Output, check, innet_bound, reference, run_steps
 
 from hostagent import quantize as Q
-from hostagent.gloo import torch_available
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -71,7 +70,6 @@ def test_run_steps_records_each_step_and_the_verdicts(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not torch_available(), reason="torch is not installed (pip install 'p4ina[torch]')")
 def test_gloo_mode_two_ranks_on_loopback(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

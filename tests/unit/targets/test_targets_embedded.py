@@ -47,7 +47,6 @@ def test_impair_flags_seeds_differ_per_port_and_are_stable() -> None:
 
 
 def test_compile_writes_p4info_and_device_config(tmp_path: Path) -> None:
-    pytest.importorskip("p4switch.compiler")
     source = tmp_path / "fwd.p4"
     source.write_text(FORWARD_P4)
     program = EmbeddedTarget().compile(source, tmp_path / "out")
@@ -57,7 +56,6 @@ def test_compile_writes_p4info_and_device_config(tmp_path: Path) -> None:
 
 
 def test_compile_error_is_a_diagnostic(tmp_path: Path) -> None:
-    pytest.importorskip("p4switch.compiler")
     from p4ina.targets import TargetCompileError
 
     source = tmp_path / "bad.p4"
