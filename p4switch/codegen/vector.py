@@ -897,7 +897,7 @@ def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> in
         return 0
     k, lanes = run_length(g, stmts, i)
     if k < MIN_LANES:
-        return 0
+        return 1 if emit_reduction(g, stmts[i]) else 0
     vectors = module_vectors(g.mod)
     mark, level, bindings = len(g.lines), g.level, len(g.mod.bindings)
     try:
@@ -916,6 +916,61 @@ def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> in
     commit(g.mod, em)
     _record(vectors, k, "vectorised")
     return k
+
+
+def _terms(e: ast.Expression, op: str) -> list[ast.Expression]:
+    if isinstance(e, ast.BinaryOp) and e.op == op:
+        return _terms(e.left, op) + _terms(e.right, op)
+    return [e]
+
+
+def emit_reduction(g: BlockGen, st: ast.Statement) -> bool:
+    """`x = f(h.v0) + f(h.v1) + ... + c` (also `^`, `|`): one expression summing a field run (p4src's checksum
+    blocks are written so, p4c's JSON grows too fast with a running sum) -> a numpy reduction of f over the run.
+    The sum is exact, then kept mod 2^W as the chain of `+` would. False: not that shape (scalar code)."""
+    if not (isinstance(st, ast.AssignmentStatement) and isinstance(st.right, ast.BinaryOp)
+            and st.right.op in ("+", "^", "|")):
+        return False
+    op = st.right.op
+    t = _bits(g.typed.types.get(st.right) or BoolT())
+    terms = _terms(st.right, op)
+    if t is None or len(terms) < MIN_LANES:
+        return False
+    m = _Matcher(g)
+    own: list[tuple[Any, Any]] = []
+    m.same(terms[0], terms[0], own, {})
+    if len(own) != 1 or not isinstance(own[0][0], ast.Member):
+        return False
+    lanes = [own]
+    rest: list[ast.Expression] = []
+    for term in terms[1:]:
+        slots: list[tuple[Any, Any]] = []
+        if len(rest) == 0 and m.same(terms[0], term, slots, {}) and len(slots) == 1:
+            lanes.append(slots)
+        else:
+            rest.append(term)
+    if len(lanes) < MIN_LANES:
+        return False
+    vectors = module_vectors(g.mod)
+    mark, level = len(g.lines), g.level
+    try:
+        vectors.groups += 1
+        em = _Emitter(g, lanes, vectors.groups)
+        v = em.expr(terms[0])
+        extra = [em.invariant(r).code for r in rest]
+        if v.kind == "inv":
+            raise Reject("the terms do not depend on the fields")
+    except Reject as exc:
+        del g.lines[mark:]
+        g.level = level
+        _record(vectors, len(lanes), str(exc))
+        return False
+    fn = {"+": "rsum", "|": "ror", "^": "rxor"}[op]
+    total = " ".join([f"_vx.{fn}({v.code})", *(f"{op} {x}" for x in extra)])
+    g.store(st.left, f"(({total}) & {hex((1 << t.width) - 1)})")
+    commit(g.mod, em)
+    _record(vectors, len(lanes), "vectorised")
+    return True
 
 
 def commit(mod: ModuleGen, em: _Emitter) -> None:

@@ -122,6 +122,21 @@ def test_checksums_magnitude_and_reductions() -> None:
     assert_same(vec, scalar, frames(200, seed=3))
 
 
+def test_sums_written_as_one_expression() -> None:
+    """p4src/include/checksum.p4's block sums: one expression adding every field (sign-extended for the narrow
+    formats) plus a constant, never a running sum; and an XOR chain."""
+    locals_ = """
+    action sums() {
+        h.res.acc = """ + lanes("h.vals.v{n} +", L) + """ 32w7;
+        h.res.acc16 = """ + lanes("(bit<32>)(int<32>)(int<16>)h.w16.v{n} +", L) + """ 0;
+        h.res.mag = """ + lanes("(h.vals.v{n} & 0xff00ff) ^", L) + """ h.res.mag;
+        h.res.xr = """ + lanes("h.n8.v{n}", L, sep=" + ") + """;
+    }"""
+    vec, scalar, log = build(locals_, "sums();")
+    assert vectorised(log) == 4, log
+    assert_same(vec, scalar, frames(200, seed=9))
+
+
 def test_quantization_shifts_saturation_widen_and_narrow() -> None:
     """quantization.p4's ALIGN (a shift that must shift back, clamped otherwise), NARROW (rounding |+| then an
     arithmetic shift by a run-time amount, clamped, into 8-bit fields) and WIDEN (sign extension)."""
