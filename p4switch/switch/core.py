@@ -423,11 +423,13 @@ class Switch:
                     done += 1
             finally:
                 self._in_batch = False
-                for p in self._port_list:
-                    p.flush()
-                # applied last: until then the count is never below the truth (the batch's packets still count)
-                if self._batch_delta:
-                    self._busy(self._batch_delta)
+                try:
+                    for p in self._port_list:
+                        p.flush()
+                finally:
+                    # applied last: until then the count is never below the truth (the batch's packets still count)
+                    if self._batch_delta:
+                        self._busy(self._batch_delta)
         return done, wake
 
     def _read_ports(self) -> bool:
