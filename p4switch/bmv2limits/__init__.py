@@ -7,10 +7,10 @@ accepts also compiles for the `bmv2` target. Runs on the elaborated pipeline, be
 | `index.py` | | the code p4c keeps (bodies, tables, the actions and functions they use), walked once |
 | `cfg.py` | `backends/bmv2/common/controlFlowGraph.cpp` | a table applied at two sites: a path back to itself, or different successors |
 | `tables.py` | `backends/bmv2/common/control.cpp`, `metermap.cpp` | lpm keys, direct counters and meters |
-| `declarations.py` | `backends/bmv2/common/header.cpp`, `simple_switch/simpleSwitch.cpp` | header widths, the headers type, user extern functions, block parameter directions |
+| `declarations.py` | `common/header.cpp`, `common/action.cpp`, `simple_switch/simpleSwitch.cpp` | header widths, the headers type, user extern functions, block parameter directions, action data types |
 | `frontend.py` | p4c's front end (`testdata/p4_16_errors`) | errors our front end lets through: extract of a non-header, redeclared v1model names, switch labels, keyless entries, duplicate control-plane names |
 | `expressions.py` | `common/lower.cpp` | shift amounts wider than 8 bits |
-| `externs.py` | `simple_switch/simpleSwitch.cpp`, `common/check_unsupported.h` | clone/resubmit/recirculate placement, registers, checksum blocks, loops |
+| `externs.py` | `simple_switch/simpleSwitch.cpp`, `common/deparser.cpp`, `common/parser.cpp`, `common/check_unsupported.h` | clone/resubmit/recirculate placement, registers, log_msg, checksum blocks, deparser and parser statements, loops |
 
 The list of restrictions, their messages and what is not covered: docs/compiler.md, "BMv2 back-end restrictions".
 """
