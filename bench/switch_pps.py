@@ -96,7 +96,8 @@ def wide_sweep(quick: bool, sizes: tuple[int, ...] = WIDE_SIZES) -> dict[str, An
         finally:
             sys.setrecursionlimit(limit)
 
-    out: dict[str, Any] = {}
+    # CPU time per packet still grows when other processes share the cores (caches, SMT): record how busy it was
+    out: dict[str, Any] = {"loadavg_before": list(os.getloadavg())}
     for n in sizes:
         vec = attempt(n, 2_000 if quick else 10_000, True)
         # the scalar path costs about 1.2 us per value: fewer packets keep it to a few seconds per size
@@ -109,6 +110,7 @@ def wide_sweep(quick: bool, sizes: tuple[int, ...] = WIDE_SIZES) -> dict[str, An
             "cpu_us_per_packet" in out.get("2048", {}).get("vector", {}):
         out["cpu_per_packet_2048_over_64"] = round(out["2048"]["vector"]["cpu_us_per_packet"]
                                                    / out["64"]["vector"]["cpu_us_per_packet"], 2)
+    out["loadavg_after"] = list(os.getloadavg())
     return out
 
 
