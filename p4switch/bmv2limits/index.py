@@ -1,9 +1,9 @@
 """The code of the pipeline that the checks look at, found once and walked once (walking the AST is most of this
 pass's cost: p4ina.p4's unrolled actions hold tens of thousands of nodes).
 
-Per V1Switch block: its parser states or control body, its tables, the same for its nested instances, and the
-actions and functions all of these reference, transitively: the code p4c keeps after removing unused
-declarations, each root paired with the block instance it belongs to.
+Per V1Switch block: its parser states or control body, its applied tables, the same for its nested instances, and
+the actions and functions all of these reference, transitively: the code p4c keeps after removing unused
+declarations (and tables nobody applies), each root paired with the block instance it belongs to.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from p4switch.frontend.elaborate import BlockInstance, Pipeline
 class CodeIndex:
     def __init__(self, pipeline: Pipeline) -> None:
         self.typed = pipeline.typed
+        self._applied = set(pipeline.table_names)  # (block prefix, table): p4c removes tables nobody applies
         self._nodes: dict[int, list[ast.Node]] = {}
         self.roots: dict[str, list[tuple[BlockInstance, ast.Node]]] = {
             role: self._collect(block) for role, block in pipeline.blocks.items()}
@@ -45,7 +46,8 @@ class CodeIndex:
         for inst in instances:
             decl = inst.decl
             roots: list[ast.Node] = list(decl.states) if isinstance(decl, ast.ParserDeclaration) else [decl.body]
-            roots += [local for local in decl.locals if isinstance(local, ast.TableDeclaration)]
+            roots += [local for local in decl.locals
+                      if isinstance(local, ast.TableDeclaration) and (inst.prefix, local) in self._applied]
             out += [(inst, r) for r in roots]
         seen: set[tuple[int, int]] = set()
         for owner, root in out:  # grows while it runs: actions and functions found are walked in turn
