@@ -1,11 +1,18 @@
-"""The self-clocked slot window and its retransmission timers (SwitchML's scheme), as pure logic.
+"""The slot window, its loss detection and its retransmission timers (SwitchML's slots, TCP's recovery), as pure logic.
 
-A job owns `n_slots` aggregation slots in the switch. Chunk `seq` always uses slot `seq % n_slots`; a slot's next
-chunk (`seq + n_slots`) is sent only when the RESULT of its current chunk arrived, so the sending rate follows the
-slowest worker and the switch never needs more than `n_slots` slots per job. Each use of a slot flips its version
-bit. The switch keeps one copy per version, so a retransmission of the previous use still finds its stored result
-and a new use clears the stale copy: slots are reused without any controller reset. Versions therefore persist
-across all-reduce calls (`SlotVersions`), and every worker of a job walks the same sequence of (slot, version).
+A job owns `n_slots` aggregation slots in the switch. Chunk `seq` always uses slot `seq % n_slots` and chunks are
+sent in order; a slot's next chunk (`seq + n_slots`) can be sent only once the RESULT of its current chunk arrived,
+so the switch never needs more than `n_slots` slots per job. How many chunks are in flight below that is the
+congestion window's (`hostagent.congestion`). Each use of a slot flips its version bit. The switch keeps one copy
+per version, so a retransmission of the previous use still finds its stored result and a new use clears the stale
+copy: slots are reused without any controller reset. Versions therefore persist across all-reduce calls
+(`SlotVersions`), and every worker of a job walks the same sequence of (slot, version).
+
+Losses are found without a timer (RACK, RFC 8985): every worker sends its chunks in the same order and each hop is
+FIFO, so a RESULT for a chunk this worker sent after chunk X, while X is still unanswered, means a contribution to
+X or X's RESULT was lost. X is resent once it is older than the latest round trip plus a reordering allowance of a
+quarter of the smallest round trip. The retransmission timer (RFC 6298, from measured round trips) is the last
+resort, for a loss with nothing sent after it (the tail of a collective) or when every RESULT stops.
 
 Nothing here does I/O: the worker feeds it results and the clock and sends what it returns, so the logic is
 tested without packets or sleeping."""
@@ -15,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hostagent.congestion import CongestionWindow
 from hostagent.exceptions import AllReduceTimeoutError
 
 
@@ -33,23 +41,31 @@ class SlotVersions:
 class RttEstimator:
     """Retransmission timeout from measured round trips (RFC 6298: SRTT + 4 RTTVAR, clamped), so that a slow,
     loaded switch does not drown in spurious retransmissions and a fast one recovers losses quickly. Only chunks
-    answered without a retransmission are sampled (Karn's rule). Lives as long as the worker, like the versions."""
+    answered without a retransmission are sampled (Karn's rule). Lives as long as the worker, like the versions.
 
-    def __init__(self, initial: float, *, min_rto: float = 0.01, max_rto: float = 1.0) -> None:
+    The timeout is also at least `srtt_factor` x SRTT (RACK-TLP's probe timeout is 2 SRTT): losses within a
+    stream are found by later RESULTs, so the timer is only the last resort and need not be tight, while a host
+    descheduled for a round trip would otherwise fire it on chunks that were never lost."""
+
+    def __init__(self, initial: float, *, min_rto: float = 0.01, max_rto: float = 1.0,
+                 srtt_factor: float = 2.0) -> None:
         self.min_rto, self.max_rto = min_rto, max(max_rto, min_rto)
+        self.srtt_factor = srtt_factor
         self.rto = min(max(initial, min_rto), self.max_rto)
         self.srtt: float | None = None
         self.rttvar = 0.0
         self.samples = 0
+        self.min_rtt: float | None = None
 
     def sample(self, rtt: float) -> None:
+        self.min_rtt = rtt if self.min_rtt is None else min(self.min_rtt, rtt)
         if self.srtt is None:
             self.srtt, self.rttvar = rtt, rtt / 2
         else:
             self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
             self.srtt = 0.875 * self.srtt + 0.125 * rtt
         self.samples += 1
-        self.rto = min(max(self.srtt + 4 * self.rttvar, self.min_rto), self.max_rto)
+        self.rto = min(max(self.srtt + 4 * self.rttvar, self.srtt_factor * self.srtt, self.min_rto), self.max_rto)
 
     def backoff(self) -> None:
         """A timer expired: double the RTO until a clean sample arrives (RFC 6298, 5.5). Without this, only the
@@ -71,19 +87,25 @@ class Send:
 class _Outstanding:
     seq: int
     version: int
-    deadline: float
+    deadline: float  # the retransmission timer, or sooner the RACK timer of an overtaken chunk
     retries: int
     timeout: float
-    sent_at: float
+    sent_at: float  # of the latest (re)send
     sampled: bool  # whether its round trip may update the RTT estimate
+    stamp: int  # send counter at the latest (re)send: orders sends, retransmissions included
+    first_stamp: int  # send counter at the first send: what a RESULT proves about chunks sent before it
+    overtaken: bool = False  # a chunk sent after its latest send was answered: lost once old enough
 
 
 class SlotWindow:
-    """Which chunk each slot carries, when to retransmit it, and which RESULTs are genuine.
+    """Which chunks are in flight, when to resend one, and which RESULTs are genuine.
 
-    `timeout` is the first retransmission timeout (or, with `rtt`, the estimator's current RTO); each retransmission
-    of the same chunk multiplies it by `backoff` up to `max_timeout`. After `max_retries` retransmissions of one chunk without a RESULT,
-    `expired()` raises `AllReduceTimeoutError` listing every chunk still missing."""
+    `timeout` is the first retransmission timeout (or, with `rtt`, the estimator's current RTO); each timer expiry
+    of the same chunk multiplies it by `backoff` up to `max_timeout`. After `max_retries` retransmissions of one
+    chunk without a RESULT, `expired()` raises `AllReduceTimeoutError` listing every chunk still missing.
+    `congestion` (None: every slot in flight, SwitchML's fixed window) limits the chunks in flight; `fast_recovery`
+    resends overtaken chunks without waiting for their timer. Counters: `retransmissions` (all),
+    `fast_retransmissions` (found lost by a later RESULT), `timer_retransmissions` (a timer expired)."""
 
     def __init__(
         self,
@@ -98,6 +120,8 @@ class SlotWindow:
         job: int = 0,
         rank: int = 0,
         rtt: RttEstimator | None = None,
+        congestion: CongestionWindow | None = None,
+        fast_recovery: bool = True,
     ) -> None:
         self.n_chunks = n_chunks
         self.versions = versions
@@ -110,18 +134,47 @@ class SlotWindow:
         self.job = job
         self.rank = rank
         self.rtt = rtt
+        self.congestion = congestion
+        self.fast_recovery = fast_recovery
+        # Insertion order is send order: a resend moves its chunk to the end, so the oldest send comes first.
         self._slots: dict[int, _Outstanding] = {}
+        self._next_seq = 0
+        self._stamp = 0
         self._done = 0
+        self._started = False
         self.retransmissions = 0
+        self.fast_retransmissions = 0
+        self.timer_retransmissions = 0
+        #: The earliest RACK timer the last `complete()` armed (inf: none), so a caller need not rescan every timer.
+        self.armed = float("inf")
 
     # -- sending -------------------------------------------------------------------------------------------------
 
     def start(self) -> list[Send]:
-        """The first window: one chunk per slot (fewer when the tensor has fewer chunks than slots).
+        """The first chunks: one per slot, or as many as the congestion window allows.
 
-        Its RESULTs also wait for the last worker to start the collective, so their timers get at least the
+        Their RESULTs also wait for the last worker to start the collective, so their timers get at least the
         configured `timeout` (a skew allowance) and their round trips are not sampled: they measure skew, not RTT."""
-        return [self._issue(seq % self.n_slots, seq, first=True) for seq in range(min(self.n_chunks, self.n_slots))]
+        sends = self._fill(first=True)
+        self._started = True
+        return sends
+
+    def _limit(self) -> int:
+        if self.congestion is None:
+            return self.n_slots
+        return max(1, min(self.n_slots, self.congestion.allowed))
+
+    def _fill(self, first: bool = False) -> list[Send]:
+        """New chunks, in order, while the window has room and the next chunk's slot is free."""
+        out: list[Send] = []
+        limit = self._limit()
+        while self._next_seq < self.n_chunks and len(self._slots) < limit:
+            slot = self._next_seq % self.n_slots
+            if slot in self._slots:
+                break  # its previous use is still unanswered: the slot pool, not the window, is the limit
+            out.append(self._issue(slot, self._next_seq, first))
+            self._next_seq += 1
+        return out
 
     def _issue(self, slot: int, seq: int, first: bool = False) -> Send:
         version = self.versions.bits[slot]
@@ -129,8 +182,23 @@ class SlotWindow:
         timeout = self.rtt.rto if self.rtt is not None else self.timeout
         if first:
             timeout = max(timeout, self.timeout)
-        self._slots[slot] = _Outstanding(seq, version, now + timeout, 0, timeout, now, not first)
+        self._stamp += 1
+        self._slots[slot] = _Outstanding(seq, version, now + timeout, 0, timeout, now, not first, self._stamp,
+                                         self._stamp)
         return Send(slot, seq, version)
+
+    def _resend(self, slot: int, out: _Outstanding, now: float, *, counted: bool = True) -> Send:
+        """Resend `out` now: a new stamp (moved to the end of the send order), its timer rearmed; `counted`: the
+        resend uses up one of the chunk's `max_retries`."""
+        del self._slots[slot]
+        self._stamp += 1
+        out.stamp, out.sent_at, out.overtaken = self._stamp, now, False
+        if counted:
+            out.retries += 1
+        out.deadline = now + out.timeout
+        self._slots[slot] = out
+        self.retransmissions += 1
+        return Send(slot, out.seq, out.version, max(out.retries, 1))
 
     # -- receiving -----------------------------------------------------------------------------------------------
 
@@ -139,19 +207,61 @@ class SlotWindow:
         cur = self._slots.get(slot)
         return cur is not None and cur.seq == seq and cur.version == version
 
-    def complete(self, slot: int, seq: int, version: int) -> Send | None:
-        """Record the RESULT of the chunk outstanding in `slot`; returns the slot's next chunk to send, if any.
+    def complete(self, slot: int, seq: int, version: int) -> list[Send]:
+        """Record the RESULT of the chunk outstanding in `slot`; returns what to send now: resends of chunks this
+        RESULT shows lost, then new chunks the window has room for.
 
         Call only after `expects()` returned True: a stale, duplicated or forged RESULT must be dropped first."""
         if not self.expects(slot, seq, version):
             raise ValueError(f"no chunk {seq} (version {version}) outstanding in slot {slot}")
         done = self._slots.pop(slot)
-        if self.rtt is not None and done.retries == 0 and done.sampled:
-            self.rtt.sample(self.clock() - done.sent_at)
+        now = self.clock()
+        rtt = now - done.sent_at if done.retries == 0 and done.sampled else None
+        if self.rtt is not None and rtt is not None:
+            self.rtt.sample(rtt)
+        if self.congestion is not None:
+            self.congestion.on_result(done.stamp, rtt, self._stamp + 1)
         self.versions.bits[slot] ^= 1
         self._done += 1
-        nxt = seq + self.n_slots
-        return self._issue(slot, nxt) if nxt < self.n_chunks else None
+        self.armed = float("inf")
+        sends = self._detect(done, now) if self.fast_recovery and self._slots else []
+        return sends + self._fill()
+
+    def _reorder_allowance(self) -> float:
+        """RACK's reordering window: a quarter of the smallest round trip (0 before any is measured)."""
+        min_rtt = self.rtt.min_rtt if self.rtt is not None else None
+        return min_rtt / 4 if min_rtt is not None else 0.0
+
+    def _detect(self, done: _Outstanding, now: float) -> list[Send]:
+        """Chunks whose latest send came before `done`'s first send are overtaken: resend those older than the
+        latest round trip plus the reordering allowance, arm a RACK timer for the others."""
+        latest_rtt = now - done.sent_at
+        allowance = self._reorder_allowance()
+        lost: list[tuple[int, _Outstanding]] = []
+        for slot, out in self._slots.items():
+            if out.stamp >= done.first_stamp:
+                break  # send order: everything from here on was sent after `done`
+            out.overtaken = True
+            due = out.sent_at + latest_rtt + allowance
+            if due <= now:
+                lost.append((slot, out))
+            else:
+                out.deadline = min(out.deadline, due)
+                self.armed = min(self.armed, due)
+        return self._lost(lost, now)
+
+    def _lost(self, lost: list[tuple[int, _Outstanding]], now: float) -> list[Send]:
+        sends = []
+        for slot, out in lost:
+            if out.retries >= self.max_retries:
+                raise AllReduceTimeoutError(self.job, self.rank, self.max_retries, self.missing(), self.n_chunks)
+            if self.congestion is not None:
+                self.congestion.on_loss(out.stamp, self._stamp + 1)
+            if self.rtt is not None:
+                out.timeout = max(out.timeout, self.rtt.rto)  # the chunk's timer stays the last resort
+            sends.append(self._resend(slot, out, now))
+            self.fast_retransmissions += 1
+        return sends
 
     @property
     def finished(self) -> bool:
@@ -164,43 +274,40 @@ class SlotWindow:
     # -- timers --------------------------------------------------------------------------------------------------
 
     def next_deadline(self) -> float | None:
-        """The earliest retransmission deadline, or None when nothing is outstanding."""
+        """The earliest timer (retransmission or RACK), or None when nothing is outstanding."""
         return min((o.deadline for o in self._slots.values()), default=None)
 
     def expired(self) -> list[Send]:
-        """Chunks whose timer ran out, rearmed with a longer timeout; raises after `max_retries` for a chunk."""
+        """Chunks whose timer ran out: an overtaken chunk's RACK timer resends it as a loss found by a later RESULT;
+        a retransmission timer resends with a longer timeout (raises after `max_retries` for a chunk), shrinks the
+        congestion window to its minimum and backs the RTO off. Then new chunks if the window has room."""
         now = self.clock()
-        due: list[Send] = []
+        overtaken: list[tuple[int, _Outstanding]] = []
+        timed_out: list[tuple[int, _Outstanding]] = []
         for slot, out in self._slots.items():
-            if out.deadline > now:
-                continue
+            if out.deadline <= now:
+                (overtaken if out.overtaken else timed_out).append((slot, out))
+        due = self._lost(overtaken, now)
+        for slot, out in timed_out:
             if out.retries >= self.max_retries:
                 raise AllReduceTimeoutError(self.job, self.rank, self.max_retries, self.missing(), self.n_chunks)
-            out.retries += 1
             out.timeout = min(out.timeout * self.backoff, self.max_timeout)
-            out.deadline = now + out.timeout
-            self.retransmissions += 1
-            due.append(Send(slot, out.seq, out.version, out.retries))
-        if due and self.rtt is not None:
-            self.rtt.backoff()
-        return due
+            due.append(self._resend(slot, out, now))
+            self.timer_retransmissions += 1
+        if timed_out:
+            if self.rtt is not None:
+                self.rtt.backoff()
+            if self.congestion is not None:
+                self.congestion.on_timeout(self._stamp + 1)
+        return due + self._fill() if due else due
 
     def retry_now(self, slot: int) -> Send | None:
         """Resend a slot's chunk at once (a RESULT failed its checksum); counts as a retransmission."""
         out = self._slots.get(slot)
         if out is None:
             return None
-        out.deadline = self.clock() + out.timeout
-        self.retransmissions += 1
-        return Send(slot, out.seq, out.version, out.retries + 1)
+        return self._resend(slot, out, self.clock(), counted=False)
 
     def missing(self) -> list[int]:
         """Chunk numbers without a RESULT yet: the outstanding ones and all those not sent yet."""
-        sent_pending = sorted(o.seq for o in self._slots.values())
-        unsent: list[int] = []
-        for slot in range(self.n_slots):
-            out = self._slots.get(slot)
-            if out is None:
-                continue
-            unsent.extend(range(out.seq + self.n_slots, self.n_chunks, self.n_slots))
-        return sorted(sent_pending + unsent)
+        return sorted([o.seq for o in self._slots.values()] + list(range(self._next_seq, self.n_chunks)))

@@ -3,8 +3,10 @@
     worker = Worker(job=1, rank=0, n_workers=4, transport=UdpTransport("10.0.1.254", AGG_PORT, ...), pool_size=32)
     total = worker.allreduce(np.asarray(grad, dtype=np.float32))
 
-The worker owns reliability (docs/protocol.md): it sends one chunk per slot of the job's pool, sends a slot's next
-chunk only when that slot's RESULT came back (self-clocked, `SlotWindow`), retransmits on timeout with backoff, and
+The worker owns reliability and flow control (docs/protocol.md): it sends chunks in order into the job's pool of
+slots, a slot's next chunk only when that slot's RESULT came back (`SlotWindow`), and no more in flight than its
+congestion window (`CongestionWindow`: AIMD on losses and on round trips above twice the smallest); it resends a
+chunk as soon as a RESULT for a chunk sent after it shows it lost (RACK), on timeout as the last resort, and
 accepts a RESULT only if it answers an outstanding chunk (job, step, slot, version and seq all match) and its
 linear checksum holds; a failed checksum triggers an immediate retransmission and is counted. Floats travel as
 block floating point (`quantize`): the shared exponent comes from the caller, from the previous result of the same
@@ -25,6 +27,7 @@ from hostagent import protocol as P
 from hostagent import quantize as Q
 from hostagent.chunking import ChunkPlan, Reassembly
 from hostagent.codec import ChunkHeaders, Endpoints, build_template, fill_frames, mark_retransmission, parse_payload
+from hostagent.congestion import CongestionWindow
 from hostagent.exceptions import AllReduceTimeoutError, JobNotAdmittedError, ProtocolError, QuantizationError
 from hostagent.transport import Transport
 from hostagent.validate import check_array
@@ -44,6 +47,8 @@ class WorkerStats:
     packets_sent: int = 0
     packets_received: int = 0
     retransmissions: int = 0
+    fast_retransmissions: int = 0  # found lost by a later RESULT, without a timer
+    timer_retransmissions: int = 0  # a retransmission timer expired
     checksum_failures: int = 0
     duplicates: int = 0
     ignored: int = 0
@@ -51,6 +56,10 @@ class WorkerStats:
     exponent_rounds: int = 0
     bytes_sent: int = 0
     seconds: float = 0.0
+    window: float = 0.0  # the congestion window (chunks) after the last call
+    loss_decreases: int = 0
+    delay_decreases: int = 0
+    timeout_resets: int = 0
 
     def as_dict(self) -> dict[str, float]:
         return dict(asdict(self))
@@ -87,6 +96,8 @@ class Worker:
         clock: Callable[[], float] = time.monotonic,
         values_per_packet: int = P.VALUES_PER_PACKET,
         job_values: int | None = None,
+        congestion: bool = True,
+        fast_recovery: bool = True,
     ) -> None:
         if not 0 <= job <= 0xFFFF:
             raise ProtocolError(f"job id {job} does not fit the 16-bit job_id field")
@@ -120,6 +131,9 @@ class Worker:
         self.clock = clock
         self.versions = SlotVersions(pool_size)
         self.rtt = RttEstimator(timeout, min_rto=min_timeout, max_rto=max_timeout) if adaptive_timeout else None
+        # Like the RTT estimate, the window describes the path and outlives a call.
+        self.congestion = CongestionWindow(pool_size) if congestion else None
+        self.fast_recovery = fast_recovery
         self.stats = WorkerStats()
         self.last_exponent: int | None = None
         self._templates = {f: build_template(self.endpoints, f, self.lanes) for f in {P.FMT_INT32, self.fmt}}
@@ -258,6 +272,8 @@ class Worker:
             job=self.job,
             rank=self.rank,
             rtt=self.rtt,
+            congestion=self.congestion,
+            fast_recovery=self.fast_recovery,
         )
         reasm = Reassembly(plan, np.int64)
         overflow = False
@@ -276,16 +292,22 @@ class Worker:
             emit(s)
         retrans_before = window.retransmissions
         try:
-            # `check_at` is a lower bound of the earliest retransmission deadline (new chunks' deadlines are all
-            # later), so timers are scanned only when it has passed, not once per packet.
+            # `check_at` is a lower bound of the earliest timer (new chunks' deadlines are all later; RACK timers a
+            # RESULT arms are folded in), so timers are scanned only when it has passed, not once per packet.
             check_at = window.next_deadline() or 0.0
             while not window.finished:
                 now = self.clock()
-                if now >= check_at:
-                    for s in window.expired():
-                        emit(s)
-                    check_at = window.next_deadline() or now
-                payload = self.transport.recv(max(check_at - now, 0.0))
+                if now < check_at:
+                    payload = self.transport.recv(check_at - now)
+                else:
+                    # RESULTs that arrived while this process was descheduled come first: a timer must not fire
+                    # for a chunk whose RESULT is already waiting in the socket (spurious resends on a busy host).
+                    payload = self.transport.recv(0.0)
+                    if payload is None:
+                        for s in window.expired():
+                            emit(s)
+                        check_at = window.next_deadline() or self.clock()
+                        continue
                 if payload is None:
                     continue
                 self.stats.packets_received += 1
@@ -322,9 +344,9 @@ class Worker:
                     raise ProtocolError(f"RESULT exponent {r.exp} below the job's scale {self.scale_exp}")
                 units = r.values.astype(np.int64) << (r.exp - self.scale_exp)
                 reasm.accept(r.seq, units)
-                nxt = window.complete(r.slot, r.seq, r.version)
-                if nxt is not None:
-                    emit(nxt)
+                for s in window.complete(r.slot, r.seq, r.version):
+                    emit(s)
+                check_at = min(check_at, window.armed)  # a RACK timer this RESULT armed for a chunk it overtook
         except AllReduceTimeoutError as exc:
             if not self._answered:
                 raise JobNotAdmittedError(
@@ -335,5 +357,12 @@ class Worker:
             raise
         finally:
             self.stats.retransmissions += window.retransmissions - retrans_before
+            self.stats.fast_retransmissions += window.fast_retransmissions
+            self.stats.timer_retransmissions += window.timer_retransmissions
+            if self.congestion is not None:
+                cs = self.congestion.stats
+                self.stats.window = round(self.congestion.window, 2)
+                self.stats.loss_decreases, self.stats.delay_decreases = cs.loss_decreases, cs.delay_decreases
+                self.stats.timeout_resets = cs.timeout_resets
             self.transport.flush()
         return _Exchange(reasm.rows.reshape(-1), overflow)

@@ -1,0 +1,167 @@
+"""Loss recovery without timers (RACK, RFC 8985, on the slot window) and the congestion window (AIMD with a delay
+signal): what is resent when, what is counted as fast or as a timer expiry, and how the window moves.
+
+Expected values follow the rules as documented (docs/protocol.md, "Flow control"), worked out by hand here."""
+
+from __future__ import annotations
+
+import pytest
+
+from hostagent.congestion import CongestionWindow
+from hostagent.window import RttEstimator, Send, SlotVersions, SlotWindow
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _rack(n_chunks: int, n_slots: int, clock: Clock, *, rtt: RttEstimator | None = None,
+          congestion: CongestionWindow | None = None, timeout: float = 1.0, retries: int = 5) -> SlotWindow:
+    return SlotWindow(n_chunks, SlotVersions(n_slots), timeout=timeout, max_retries=retries, clock=clock,
+                      max_timeout=4.0, rtt=rtt, congestion=congestion)
+
+
+def test_a_later_result_resends_the_overtaken_chunk_at_once_not_on_its_timer() -> None:
+    clock = Clock()
+    w = _rack(8, 4, clock)
+    assert [s.seq for s in w.start()] == [0, 1, 2, 3]  # all sent at t = 0
+    clock.t = 0.01
+    sends = w.complete(1, 1, 0)  # chunk 1 answered while chunk 0 (sent before it) is not: chunk 0 was lost
+    assert sends == [Send(0, 0, 0, retry=1)]
+    assert (w.fast_retransmissions, w.timer_retransmissions, w.retransmissions) == (1, 0, 1)
+    # chunk 0 was resent after chunks 2 and 3: their RESULTs say nothing about the resend
+    clock.t = 0.02
+    assert w.complete(2, 2, 0) == []
+    assert w.complete(3, 3, 0) == []
+    assert w.fast_retransmissions == 1
+    clock.t = 0.03
+    assert w.complete(0, 0, 0) == [Send(0, 4, 1), Send(1, 5, 1), Send(2, 6, 1), Send(3, 7, 1)]
+    assert w.timer_retransmissions == 0
+
+
+def test_an_overtaken_chunk_younger_than_the_round_trip_plus_allowance_waits_for_its_rack_timer() -> None:
+    clock = Clock()
+    rtt = RttEstimator(1.0, min_rto=0.01, max_rto=4.0)
+    rtt.sample(0.04)  # smallest round trip 40 ms: reordering allowance 10 ms
+    w = _rack(4, 2, clock, rtt=rtt)
+    w.start()
+    clock.t = 0.004
+    assert [s.seq for s in w.complete(0, 0, 0)] == [2]  # chunk 2 leaves at t = 4 ms
+    clock.t = 0.006
+    assert [s.seq for s in w.complete(1, 1, 0)] == [3]  # chunk 3 at t = 6 ms
+    clock.t = 0.05
+    # chunk 3's RESULT (round trip 44 ms) overtakes chunk 2, sent 2 ms earlier: 46 ms old < 44 + 10 ms
+    assert w.complete(1, 3, 1) == []
+    assert w.next_deadline() == pytest.approx(0.004 + 0.044 + 0.01)
+    clock.t = 0.057
+    assert w.expired() == []
+    clock.t = 0.058
+    assert [(s.seq, s.retry) for s in w.expired()] == [(2, 1)]
+    assert (w.fast_retransmissions, w.timer_retransmissions) == (1, 0)
+
+
+def test_a_lost_tail_has_nothing_after_it_and_falls_back_to_the_timer() -> None:
+    clock = Clock()
+    rtt = RttEstimator(0.1, min_rto=0.01, max_rto=4.0)
+    w = _rack(2, 4, clock, rtt=rtt, timeout=0.1)
+    w.start()
+    clock.t = 0.01
+    assert w.complete(0, 0, 0) == []  # chunk 1, the last one, was sent after chunk 0: not overtaken
+    clock.t = 0.1
+    assert [s.seq for s in w.expired()] == [1]
+    assert (w.fast_retransmissions, w.timer_retransmissions) == (0, 1)
+
+
+def test_a_chunk_lost_again_after_its_fast_resend_is_found_by_the_next_later_result() -> None:
+    clock = Clock()
+    w = _rack(6, 2, clock)
+    w.start()  # chunks 0, 1
+    clock.t = 0.01
+    assert w.complete(1, 1, 0) == [Send(0, 0, 0, retry=1)]  # chunk 2 must wait: slot 0 is still chunk 0's
+    clock.t = 0.02
+    assert w.complete(0, 0, 0) == [Send(0, 2, 1), Send(1, 3, 1)]
+    clock.t = 0.03
+    assert w.complete(1, 3, 1) == [Send(0, 2, 1, retry=1)]  # 3 answered, 2 (sent before it) not
+    clock.t = 0.04
+    assert w.complete(0, 2, 1) == [Send(0, 4, 0), Send(1, 5, 0)]
+    assert w.fast_retransmissions == 2 and w.timer_retransmissions == 0
+
+
+def test_fast_resends_count_against_max_retries() -> None:
+    clock = Clock()
+    w = _rack(4, 4, clock, retries=1)
+    w.start()
+    clock.t = 0.01
+    assert [s.seq for s in w.complete(1, 1, 0)] == [0]
+    clock.t = 2.0  # the resend of chunk 0 is lost too and its timer runs out: one retry was all it had
+    with pytest.raises(Exception, match="missing"):
+        w.expired()
+
+
+def test_the_congestion_window_limits_chunks_in_flight_and_grows_with_results() -> None:
+    clock = Clock()
+    cw = CongestionWindow(8, initial=2, delay_gain=None)
+    w = _rack(20, 8, clock, congestion=cw)
+    sent = w.start()
+    assert [s.seq for s in sent] == [0, 1] and w.outstanding == 2
+    clock.t = 0.01
+    # slow start: each RESULT adds one chunk to the window, so each RESULT sends two chunks
+    assert [s.seq for s in w.complete(0, 0, 0)] == [2, 3]
+    assert [s.seq for s in w.complete(1, 1, 0)] == [4, 5]
+    assert cw.window == 4 and w.outstanding == 4
+
+
+def test_aimd_slow_start_additive_increase_and_one_halving_per_loss_episode() -> None:
+    cw = CongestionWindow(64, initial=4, delay_gain=None)
+    for stamp in range(1, 5):
+        cw.on_result(stamp, 0.01, 10)
+    assert cw.window == 8  # slow start: +1 per RESULT
+    assert cw.on_loss(stamp=9, next_stamp=20)
+    assert cw.window == 4 and cw.ssthresh == 4
+    assert not cw.on_loss(stamp=15, next_stamp=21)  # sent before the decrease: the same episode
+    assert cw.window == 4
+    cw.on_result(20, 0.01, 22)
+    assert cw.window == pytest.approx(4.25)  # congestion avoidance: +1/window per RESULT
+    assert cw.on_loss(stamp=21, next_stamp=30)  # sent after the decrease: a new episode
+    assert cw.window == pytest.approx(2.125) and cw.stats.loss_decreases == 2
+    cw.on_timeout(next_stamp=31)
+    assert cw.window == pytest.approx(1.0625) == cw.ssthresh and cw.stats.timeout_resets == 1
+    assert not cw.on_loss(stamp=30, next_stamp=32)  # sent before the timeout's decrease
+    assert cw.on_loss(stamp=31, next_stamp=33)
+    assert cw.window == 1  # never below the minimum
+
+
+def test_round_trips_above_twice_the_smallest_shrink_the_window_once_per_round_trip() -> None:
+    cw = CongestionWindow(64, initial=40, delay_gain=2.0, delay_beta=0.5)
+    cw.ssthresh = 40  # congestion avoidance from the start
+    cw.on_result(1, 0.010, 100)  # smallest round trip: 10 ms
+    assert cw.window == pytest.approx(40 + 1 / 40)
+    w0 = cw.window
+    cw.on_result(2, 0.040, 100)  # 40 ms > 2 x 10 ms: cut by 0.5 x (40 - 20) / 40 = 25 %
+    assert cw.window == pytest.approx(w0 * 0.75) and cw.stats.delay_decreases == 1
+    w1 = cw.window
+    cw.on_result(3, 0.040, 101)  # sent before the cut took effect: no second cut in the same round trip
+    assert cw.window == pytest.approx(w1 + 1 / w1)
+    cw.on_result(100, 0.100, 102)  # sent after it: cut again, at most by half
+    assert cw.window == pytest.approx((w1 + 1 / w1) * (1 - min(0.5, 0.5 * 80 / 100)))
+    assert cw.stats.delay_decreases == 2
+
+
+def test_window_limits_are_checked() -> None:
+    with pytest.raises(ValueError):
+        CongestionWindow(0)
+    cw = CongestionWindow(3, initial=10, min_window=0.2)
+    assert cw.window == 3 and cw.min_window == 1 and cw.allowed == 3
+
+
+def test_the_retransmission_timeout_is_at_least_twice_the_smoothed_round_trip() -> None:
+    rtt = RttEstimator(1.0, min_rto=0.001, max_rto=4.0)
+    for _ in range(200):
+        rtt.sample(0.1)  # steady round trips: RTTVAR decays towards 0, RFC 6298 alone would give about SRTT
+    assert rtt.srtt == pytest.approx(0.1) and rtt.rttvar < 1e-6
+    assert rtt.rto == pytest.approx(0.2)
+    assert RttEstimator(1.0, min_rto=0.3).rto == 1.0 and RttEstimator(0.1, min_rto=0.3).rto == 0.3
