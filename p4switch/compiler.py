@@ -26,6 +26,7 @@ from p4switch.exceptions import CompileError, Diagnostic, SourceLocation
 from p4switch.frontend import ast
 from p4switch.frontend.consteval import to_unsigned
 from p4switch.frontend.elaborate import Pipeline, elaborate, qualify
+from p4switch.frontend.entrypriorities import entry_priorities
 from p4switch.frontend.lexer import Token
 from p4switch.frontend.parser import parse_tokens
 from p4switch.frontend.preprocessed import parser_view, render, tokens_of
@@ -201,7 +202,8 @@ def table_config(pipeline: Pipeline, symbols: SymbolTable) -> dict[str, Any]:
         key = props.get("key")
         elements = key.elements if isinstance(key, ast.KeyProperty) else ()
         specs = []
-        for entry in entries.entries:
+        priorities = entry_priorities(table, entries, typed.consts.get)  # checked by the type checker
+        for entry, priority in zip(entries.entries, priorities, strict=True):
             keyset = entry.keyset
             if isinstance(keyset, ast.TupleKeyset):
                 items = list(keyset.elements)
@@ -221,8 +223,8 @@ def table_config(pipeline: Pipeline, symbols: SymbolTable) -> dict[str, Any]:
                         var = typed.decl_vars.get(p)
                         args.append(_const_int(typed.consts.get(a.value), var.type if var else None))
             spec: dict[str, Any] = {"match": match, "action_id": action_id, "args": args}
-            if entry.priority is not None:
-                spec["priority"] = int(typed.consts.get(entry.priority, 0))
+            if priority is not None:
+                spec["priority"] = priority
             specs.append(spec)
         out.setdefault(name, {})["const_entries"] = specs
     return out

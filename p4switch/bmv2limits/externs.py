@@ -153,6 +153,8 @@ def _check_parser_statement(pipeline: Pipeline, st: ast.Statement, report: Repor
         info = pipeline.typed.calls.get(s.call) if isinstance(s, ast.MethodCallStatement) else None
         if info is not None and (info.kind, info.name) in _PARSER_CALLS:
             continue
+        if info is not None and info.kind == "block_apply":
+            continue  # a sub-parser: p4c inlines it into the parser's states before converting them
         report.error(s.loc, f"{statement_text(pipeline, s)}: not supported in parser on this target")
 
 

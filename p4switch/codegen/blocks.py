@@ -257,7 +257,33 @@ class BlockGen:
             self.w(f"return ({', '.join(values)})")
 
     # --------------------------------------------------------------------------------------------- assignment
+    def pin_indexes(self, lvalue: ast.Expression, effects: ast.Node) -> list[ast.Expression]:
+        """Evaluate the run-time stack indexes of `lvalue` into temporaries now, when `effects` contains a call
+        whose side effects could change them (P4_16 evaluates an l-value before the right-hand side, and an
+        argument's l-value at the call). Returns what to `unpin` afterwards."""
+        if not any(isinstance(n, ast.Call) for n in ast.walk(effects)):
+            return []
+        pinned: list[ast.Expression] = []
+        for n in ast.walk(lvalue):
+            if isinstance(n, ast.Index) and n.index not in self.typed.consts and n.index not in self.x.pinned:
+                tmp = self.tmp("i")
+                self.w(f"{tmp} = {self.x.expr(n.index)}")
+                self.x.pinned[n.index] = tmp
+                pinned.append(n.index)
+        return pinned
+
+    def unpin(self, pinned: list[ast.Expression]) -> None:
+        for e in pinned:
+            del self.x.pinned[e]
+
     def assign(self, left: ast.Expression, right: ast.Expression) -> None:
+        pinned = self.pin_indexes(left, right)
+        try:
+            self._assign(left, right)
+        finally:
+            self.unpin(pinned)
+
+    def _assign(self, left: ast.Expression, right: ast.Expression) -> None:
         lt = self.typed.types[left]
         if isinstance(left, ast.Slice):
             self.assign_slice_value(left, self.x.expr(right))
@@ -396,6 +422,7 @@ class BlockGen:
         fn = self.mod.callable_name(self, decl)
         args: list[str] = []
         copy_back: list[tuple[ast.Expression | None, P4Type]] = []
+        pinned: list[ast.Expression] = []  # out/inout l-values are located at the call, before its side effects
         for (param, ptype), arg in zip(info.params, info.args, strict=False):
             if arg is None:
                 args.append(self.x.expr(param.default) if param.default is not None else default_value(ptype))
@@ -405,6 +432,8 @@ class BlockGen:
                 if param.direction in ("out", "inout") and not is_object(ptype):
                     copy_back.append((None, ptype))  # the callee still returns it: keep the tuple positions
                 continue
+            if param.direction in ("out", "inout") and not is_object(ptype):
+                pinned += self.pin_indexes(arg.value, call)
             code = self.x.expr(arg.value)
             if param.direction in ("out", "inout") and not is_object(ptype):
                 copy_back.append((arg.value, ptype))
@@ -430,6 +459,7 @@ class BlockGen:
                 self.assign_slice_value(target, value)
             else:
                 self.store(target, value)
+        self.unpin(pinned)
         if returns_value:
             return result if total == 1 else f"{result}[0]"
         return ""
@@ -451,6 +481,8 @@ class BlockGen:
         if child is None:
             raise CodegenError(call, "only control instances declared in this control can be applied")
         fn = self.mod.block_fn(child)
+        if isinstance(child.decl, ast.ParserDeclaration):
+            return self.subparser_apply(call, info, fn)
         args = []
         scalar_params = []
         for (param, ptype), arg in zip(info.params, info.args, strict=False):
@@ -477,6 +509,35 @@ class BlockGen:
                     self.store(arg.value, f"{result}[{i}]")
             return ""
         return f"{fn}(ctx{''.join(', ' + a for a in args)})"
+
+    def subparser_apply(self, call: ast.Call, info: CallInfo, fn: str) -> str:
+        """`sub.apply(pkt, ...)` in a parser: the sub-parser continues at this parser's cursor and hands the new
+        cursor back (p4c inlines sub-parsers: their errors stop the whole parser, their `reject` rejects it);
+        headers and structs are passed by reference, scalars copied in and (out/inout) back."""
+        if not self.is_parser:
+            raise CodegenError(call, "a parser can only be applied inside a parser")
+        args: list[str] = []
+        scalars: list[tuple[ast.Parameter, ast.Expression]] = []
+        for (param, ptype), arg in zip(info.params, info.args, strict=False):
+            if arg is None:
+                raise CodegenError(call, f"missing argument for {param.name}")
+            if isinstance(ptype, ExternT) and ptype.name == "packet_in":
+                continue
+            if is_object(ptype):
+                args.append(self.x.expr(arg.value))
+            else:
+                scalars.append((param, arg.value))
+        result = self.tmp("r")
+        values = "".join(self.x.expr(v) + ", " for _, v in scalars)
+        self.w(f"{result} = {fn}(ctx, d, n, p{''.join(', ' + a for a in args)}, ({values}))")
+        self.w(f"p = {result}[0]")
+        for i, (param, value) in enumerate(scalars):
+            if param.direction in ("out", "inout"):
+                if isinstance(value, ast.Slice):
+                    self.assign_slice_value(value, f"{result}[1][{i}]")
+                else:
+                    self.store(value, f"{result}[1][{i}]")
+        return ""
 
     # -------------------------------------------------------------------------------------------------- tables
     def table_apply_code(self, call: ast.Call) -> str:

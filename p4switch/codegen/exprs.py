@@ -53,6 +53,9 @@ class ExprGen:
     def __init__(self, owner: BlockGen) -> None:
         self.o = owner
         self.typed = owner.typed
+        # expressions already evaluated into a temporary (an l-value's run-time index, evaluated before the
+        # right-hand side or the call whose side effects could change it): their code is the temporary's name
+        self.pinned: dict[ast.Expression, str] = {}
 
     def type_of(self, e: ast.Node) -> P4Type:
         t = self.typed.types.get(e)
@@ -84,6 +87,9 @@ class ExprGen:
 
     # ----------------------------------------------------------------------------------------------- main entry
     def expr(self, e: ast.Expression) -> str:
+        pinned = self.pinned.get(e)
+        if pinned is not None:
+            return pinned
         consts = self.typed.consts
         if e in consts and not isinstance(e, ast.Call):
             t = self.type_of(e)

@@ -285,6 +285,8 @@ class ExternGen:
             if isinstance(t, HeaderT):
                 nb = (width_of(t) or 0) // 8
                 return f"_lah({class_name(t)}, x_{class_name(t)}, d, p, n, {nb})"
+            if isinstance(t, StructT) and width_of(t):
+                return self.lookahead_struct(g, t)
             raise CodegenError(call, f"lookahead<{t}> is not supported by this target")
         if name == "advance":
             amount = g.x.expr(self.arg(info, 0))
@@ -293,6 +295,31 @@ class ExternGen:
         if name == "length":
             return "n"
         raise CodegenError(call, f"packet_in.{name} is not supported")
+
+    def lookahead_struct(self, g: BlockGen, t: StructT) -> str:
+        """`lookahead<S>()` for a struct: its fields, in order, from the next `width_of(S)` bits without consuming
+        them (P4_16 12.8.2); headers inside come back valid, as `extract` would leave them."""
+        total = width_of(t) or 0
+        v, o = g.tmp("la"), g.tmp("o")
+        g.w(f"{v} = _la(d, p, n, {total})")
+        g.w(f"{o} = {class_name(t)}()")
+        shift = total
+
+        def fill(st: StructT | HeaderT, path: str) -> None:
+            nonlocal shift
+            if isinstance(st, HeaderT):
+                g.w(f"{path}._v = True")
+            for f, ft in st.fields:
+                if isinstance(ft, (StructT, HeaderT)):
+                    fill(ft, f"{path}.{pyname(f)}")
+                    continue
+                w = width_of(ft) or 0
+                shift -= w
+                value = f"({v} >> {shift}) & {hex((1 << w) - 1)}"
+                g.w(f"{path}.{pyname(f)} = {'bool(' + value + ')' if isinstance(underlying(ft), BoolT) else value}")
+
+        fill(t, o)
+        return o
 
     def extract_varbit(self, g: BlockGen, target: ast.Expression, size: ast.Expression) -> None:
         """`extract(hdr, bits)`: HeaderTooShort when `bits` exceeds the varbit's maximum, ParserInvalidArgument

@@ -467,16 +467,30 @@ class ModuleGen:
         assert isinstance(decl, ast.ParserDeclaration)
         saved = (g.lines, g.level)
         g.lines, g.level = [], 0
-        g.w(f"def {self.block_fn(g.block)}(ctx{g.params_sig}):")
-        g.level += 1
-        g.w("cl = None")
-        g.w("d = ctx.data")
-        g.w("n = len(d)")
-        g.w("p = 0")
-        g.w("err = 0")
+        sub = g.block is not self.pipeline.blocks["parser"]
+        scalars = [f for f, _ in g.cl_fields if f.startswith("p_")]
+        if sub:
+            # a sub-parser: runs at the caller's cursor `p` over the same `d`/`n`, returns the new cursor and its
+            # scalar parameters; parser errors propagate to the top-level parser (see BlockGen.subparser_apply)
+            g.w(f"def {self.block_fn(g.block)}(ctx, d, n, p{g.params_sig}, _sc):")
+            g.level += 1
+            g.w(f"cl = {g.cl_class}()")
+            for i, f in enumerate(scalars):
+                g.w(f"cl.{f} = _sc[{i}]")
+            for prm in decl.params:
+                if prm.direction == "out" and isinstance(self.typed.decl_vars[prm].type, HeaderT):
+                    g.w(f"{g.var_loc[self.typed.decl_vars[prm]]}._v = False")  # an out header starts invalid
+        else:
+            g.w(f"def {self.block_fn(g.block)}(ctx{g.params_sig}):")
+            g.level += 1
+            g.w("cl = None")
+            g.w("d = ctx.data")
+            g.w("n = len(d)")
+            g.w("p = 0")
+            g.w("err = 0")
         states = {s.name: i for i, s in enumerate(sorted(decl.states, key=lambda s: s.name != "start"))}
         g.w("st = 0")
-        g.w("try:")
+        g.w("if True:" if sub else "try:")
         g.level += 1
         for local in decl.locals:
             if isinstance(local, ast.VariableDeclaration):
@@ -516,10 +530,15 @@ class ModuleGen:
             self.transition(g, s.transition, states)
             g.level -= 1
         g.level -= 2
-        g.w("except _PErr as x:")
-        g.w("    err = x.code")
-        g.w("ctx.sm.parser_error = err")
-        g.w("ctx.payload_offset = p")
+        if sub:
+            g.w("if st == -2:")
+            g.w("    raise _PErr(0)  # reject: the top-level parser rejects, with no error of its own")
+            g.w(f"return p, ({''.join('cl.' + f + ', ' for f in scalars)})")
+        else:
+            g.w("except _PErr as x:")
+            g.w("    err = x.code")
+            g.w("ctx.sm.parser_error = err")
+            g.w("ctx.payload_offset = p")
         g.level -= 1
         g.w("")
         self.funcs += hoist_chains(g.lines)

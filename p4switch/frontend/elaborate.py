@@ -228,8 +228,9 @@ class Elaborator:
                     self.add_value_set(block, local)
 
     def used_actions(self, decl: ast.ControlDeclaration) -> list[ast.ActionDeclaration]:
-        """Actions referenced by the control's tables or called from its body or actions, in first-use order
-        (p4c's front end removes the others before generating P4Info)."""
+        """Actions referenced by the control's tables or called from its apply body, in first-use order. p4c
+        removes the others before generating P4Info, including actions only called from other actions (they are
+        inlined into their callers: p4c's gauntlet_side_effect_order_1-bmv2 lists only the outer action)."""
         seen: list[ast.ActionDeclaration] = []
         refs = self.typed.refs
 
@@ -239,8 +240,6 @@ class Elaborator:
                 if isinstance(target, ast.ActionDeclaration) and target not in seen:
                     if isinstance(n, (ast.Name, ast.ActionRef)):
                         seen.append(target)
-                        if target.body is not None:
-                            visit(target.body)
 
         applied = self.applied_tables(decl)
         no_action = self.no_action()
@@ -250,9 +249,6 @@ class Elaborator:
                 if not has_default_action(local) and no_action is not None and no_action not in seen:
                     seen.append(no_action)
         visit(decl.body)
-        for local in decl.locals:
-            if isinstance(local, ast.ActionDeclaration) and local in seen:
-                visit(local.body)
         order = {id(a): i for i, a in enumerate(decl.locals)}
         globals_first = [a for a in seen if id(a) not in order]
         locals_ = sorted((a for a in seen if id(a) in order), key=lambda a: order[id(a)])
@@ -281,7 +277,9 @@ class Elaborator:
         return False
 
     def action_has_params(self, action: ast.ActionDeclaration) -> bool:
-        return bool(action.params)
+        """Action data parameters: only these become P4Info params (and touch type_info); in/out/inout ones are
+        bound at the call."""
+        return any(p.direction is None for p in action.params)
 
     def param_width(self, t: P4Type) -> int:
         w = width_of(t)

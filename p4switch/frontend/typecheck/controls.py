@@ -4,6 +4,7 @@ entries (keysets, actions, priorities) and `size`."""
 from __future__ import annotations
 
 from p4switch.frontend import ast
+from p4switch.frontend.entrypriorities import PriorityError, entry_priorities
 from p4switch.frontend.scope import Scope
 from p4switch.frontend.typecheck.parsers import ParserChecker
 from p4switch.frontend.typecheck.results import Abort
@@ -77,6 +78,10 @@ class ControlChecker(ParserChecker):
                         self.const_int(scope, entry.priority, None)
                     except Abort:
                         pass
+            try:  # p4c's priority rules (first entry, delta, property types); the compiler computes them again
+                entry_priorities(decl, entries, self.out.consts.get)
+            except PriorityError as exc:
+                self.error(exc.node.loc, f"{decl.name}: {exc}")
         size = props.get("size")
         if size is not None and size.value is not None and size.value not in self.out.consts:
             self.error(size.loc, f"{decl.name}: size must be a compile-time constant")

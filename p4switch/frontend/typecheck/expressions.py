@@ -377,6 +377,12 @@ class ExpressionChecker(ConversionChecker):
         if ul != ur:
             raise self.fail(e.loc, f"{expr_text(e)}: cannot operate on values with different types {lt} and {rt}"
                             " (insert a cast)")
+        if op in ("*", "&") and e not in consts:
+            # p4c's strength reduction: `x * 0` and `x & 0` are 0 (when x has no side effects), so a division
+            # of such a product is a constant too
+            for zero, other in ((e.left, e.right), (e.right, e.left)):
+                if consts.get(zero) == 0 and not any(isinstance(n, ast.Call) for n in ast.walk(other)):
+                    consts[e] = 0
         if op in ("/", "%"):
             if ul.signed:
                 raise self.fail(e.loc, f"{op}: division and modulo are only defined on unsigned values")
