@@ -38,7 +38,7 @@ DROP_UNKNOWN_JOB, DROP_NOT_ADMITTED, DROP_SLOT_RANGE, DROP_BAD_FORMAT, DROP_DUPL
 # ------------------------------------------------------------------------------------------------ compile
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=4)
 def compiled_program(values: int = proto.VALUES_PER_PACKET) -> tuple[Any, bytes]:
     """(P4Info, device config bytes) of p4src/p4ina.p4 built for `values` values per packet (-D AGG_VALUES),
     compiled once per test session by the embedded compiler."""

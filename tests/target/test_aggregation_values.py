@@ -24,6 +24,9 @@ from scapy.layers.l2 import Ether
 
 from hostagent import protocol as proto
 
+# Every N is a compile of its own (cached per session): tens of seconds of CPU each, minutes on a busy host.
+pytestmark = pytest.mark.timeout(900)
+
 
 @pytest.fixture
 def fabric() -> Iterator[Fabric]:
@@ -121,3 +124,49 @@ def test_controller_reads_n_from_p4info(n: int) -> None:
     names = sorted(r.preamble.name.rsplit(".", 1)[1] for r in p4info.registers if ".agg_v" in r.preamble.name)
     digits = max(2, len(f"{n - 1:o}"))
     assert names == sorted(f"agg_v{i:0{digits}o}" for i in range(n))
+
+
+def test_host_agents_allreduce_with_256_values_per_packet() -> None:
+    """Real `hostagent.Worker`s packing 256 values per packet through a switch built for 256: int32 exact, and a
+    tensor that is not a multiple of 256 (the last packet zero-padded)."""
+    import threading
+
+    from aggnet import AggSwitch, JobOnSwitch, Neighbor, install_job
+
+    from hostagent.codec import Endpoints
+    from hostagent.transport import SwitchPorts
+    from hostagent.worker import Worker
+
+    n, ranks, job = 256, 3, 9
+    sw = AggSwitch("s1", 0, lambda _name, _port, _frame: None, values=n)
+    try:
+        ports = SwitchPorts(sw.switch)
+        children: dict[int, tuple[int, Neighbor]] = {}
+        workers = []
+        for r in range(ranks):
+            who = Neighbor(mac=0x02_00_00_00_00_10 + r, ip=0x0A_00_00_10 + r, udp_port=41000 + r)
+            children[r + 1] = (r, who)
+            ep = Endpoints(src_mac=mac_str(who.mac), dst_mac=mac_str(sw.mac), src_ip=ip_str(who.ip),
+                           dst_ip=ip_str(sw.ip), udp_port=who.udp_port)
+            workers.append(Worker(job, r, n_workers=ranks, child=r, transport=ports.attach(r + 1, who.udp_port),
+                                  endpoints=ep, pool_size=8, timeout=0.2, max_retries=40, values_per_packet=n,
+                                  job_values=n))
+        install_job(sw, JobOnSwitch(job_id=job, job_idx=0, slot_count=8, children=children, mcast_grp=1))
+        rng = np.random.default_rng(5)
+        data = [rng.integers(-(2**20), 2**20, 5000).astype(np.int32) for _ in range(ranks)]
+        out: list[np.ndarray | None] = [None] * ranks
+
+        def go(i: int) -> None:
+            out[i] = workers[i].allreduce(data[i])
+
+        threads = [threading.Thread(target=go, args=(i,)) for i in range(ranks)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        expected = np.sum([d.astype(np.int64) for d in data], axis=0)
+        for w, got in zip(workers, out, strict=True):
+            assert got is not None and np.array_equal(got.astype(np.int64), expected)
+            assert w.stats.chunks == -(-5000 // n) and w.stats.checksum_failures == 0
+    finally:
+        sw.stop()
