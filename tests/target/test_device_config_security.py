@@ -165,6 +165,12 @@ def hostile_configs(canary: Path, program_a: str) -> list[tuple[str, bytes, str]
     cases.append(("deeply nested list", b"[" * 200_000 + b"]" * 200_000, "nested too deeply"))
     nested = b'{"format": "p4ina-v1model/2", "defines": ' + b'{"a": ' * 100_000 + b"1" + b"}" * 100_001
     cases.append(("deeply nested object", nested, "nested too deeply"))
+    parens = "(" * 30_000 + "1" + ")" * 30_000
+    deep_expr = program_a.replace("apply { fwd.apply(); }", f"apply {{ fwd.apply(); sm.egress_spec = (bit<9>) {parens}; }}")
+    cases.append(("a P4 expression nested 30,000 deep", config_json(**good_fields(deep_expr)), "nested too deeply"))
+    ifs = "if (sm.ingress_port == 1) { " * 150 + "sm.egress_spec = 2;" + " }" * 150
+    deep_ifs = program_a.replace("apply { fwd.apply(); }", f"apply {{ fwd.apply(); {ifs} }}")
+    cases.append(("150 nested ifs", config_json(**good_fields(deep_ifs)), "does not compile"))
     cases.append(("not JSON", code.encode(), "neither JSON nor a p4.tmp.P4DeviceConfig"))
     cases.append(("a wrapper holding garbage", dc.wrap(b"\x00garbage" + code.encode()), "not the embedded target"))
     cases.append(("a wrapper holding the old format", dc.wrap(config_json(format="p4ina-v1model/1", python=module)),
