@@ -2,8 +2,12 @@
 
 - `sweep`: all-reduce time, goodput and bytes per link vs tensor size and workers, in-network int32/int16/int8 vs
   the host ring vs gloo, all modes of a point in one run (`bench.fabric_runs.sweep`);
-- `headline`: the same comparison at 8 workers and 4 MB, the README's ratios;
-- `loss_sweep`: in-network goodput and retransmissions under injected loss;
+- `rates`: the link-rate sweep, 8 workers and 4 MB on links shaped to several `--bw` rates, every mode side by side
+  in one run per rate, each with its bandwidth bound (`bench.fabric_runs.rates`);
+- `headline`: the same comparison at 8 workers and 4 MB on unshaped links, the README's ratios;
+- `demo`: what `p4ina demo` runs (its fabric, size and modes);
+- `loss_sweep`: in-network goodput (against the lossless run), resends and how they were found, under loss on
+  every link;
 - `recovery`, `link_down_recovery`: the controller's recovery after the tree's root spine is killed mid-run, and
   after a tree link goes down (`bench.fabric_runs.recovery`);
 - `calibration_runs`, `calibration`: one more ring + in-network int32 run per calibration point, and the at-scale
@@ -24,9 +28,10 @@ from typing import Any
 
 from p4fabric.faults import build_plan
 from p4fabric.report import RunReport
-from p4fabric.runner import DEFAULT_PROGRAM, Runner, RunOptions
+from p4fabric.runner import DEFAULT_PROGRAM, Runner, RunOptions, run_values
 
 from bench.fabric_runs.calibration import MODEL_ALGORITHM, calibration_report, emulation_params, measurement
+from bench.fabric_runs.rates import FULL_RATES, QUICK_RATES, rate_sweep, resent_fraction
 from bench.fabric_runs.recovery import link_down_recovery
 from bench.fabric_runs.sweep import BENCH_OPTIONS, INNET_MODE, mode_row, ratios, run_point, sweep
 from p4ina.targets import get_target
@@ -50,13 +55,17 @@ class Plan:
     #: these.
     calibration_sizes: tuple[int, ...]
     calibration_repeats: int
+    rates: tuple[float, ...] = ()  # Mbit/s of the link-rate sweep
+    rate_count: int = 1
+    loss_size: int = 262144  # float32 elements per all-reduce of the loss sweep (1 MB)
 
 
-QUICK = Plan(workers=(2, 4, 8), sizes=(16384, 65536), count=3, losses=(0.0, 2.0), budget_s=None, headline_count=1,
-             calibration_sizes=(16384, 65536), calibration_repeats=1)
+QUICK = Plan(workers=(2, 8), sizes=(16384, 65536), count=2, losses=(0.0, 1.0, 5.0), budget_s=None, headline_count=1,
+             calibration_sizes=(), calibration_repeats=0, rates=QUICK_RATES, rate_count=1)
 FULL = Plan(workers=(2, 4, 8, 16), sizes=tuple(16384 * 4**i for i in range(6)), count=3,  # 64 KB .. 64 MB
-            losses=(0.0, 1.0, 2.0, 5.0), budget_s=60.0, headline_count=3, calibration_sizes=(16384, 65536, 262144),
-            calibration_repeats=2)
+            losses=(0.0, 0.5, 1.0, 2.0, 5.0), budget_s=60.0, headline_count=3,
+            calibration_sizes=(16384, 65536, 262144), calibration_repeats=2, rates=FULL_RATES, rate_count=2)
+DEMO_TOPO, DEMO_ELEMENTS = "leafspine,2,2,2", 1 << 20  # p4fabric.cli's demo
 
 
 def unavailable() -> str | None:
@@ -78,14 +87,37 @@ def _run(out: Path, options: Mapping[str, Any], topo: str = TOPO, **run: Any) ->
 
 def loss_sweep(base: Path, losses: tuple[float, ...], size: int, count: int,
                options: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """In-network int32 under `loss` % on every link (both directions of every host and switch link), one run per
+    loss rate; goodput relative to the lossless run, resends over packets sent, and how the losses were found."""
     rows = []
+    lossless: float | None = None
     for loss in losses:
         plan = build_plan(loss=str(loss)) if loss else build_plan()
         report = _run(base / f"loss-{loss:g}", options, size=size, count=count, faults=plan)
         summary = report.mode(INNET_MODE["int32"])
-        if summary is not None:
-            rows.append({"loss_percent": loss, **mode_row(report, summary, len(report.workers))})
+        if summary is None:
+            rows.append({"loss_percent": loss, "error": "; ".join(report.errors) or "no in-network result"})
+            continue
+        row = {"loss_percent": loss, **mode_row(report, summary, len(report.workers)),
+               "resent_fraction": resent_fraction(report, summary.mode)}
+        for key in ("fast_retransmissions", "timer_retransmissions"):
+            row[key] = int(sum(r.stats.get(key, 0) for r in report.worker_results if r.mode == summary.mode))
+        if loss == 0 and summary.correct:
+            lossless = summary.goodput_gbps
+        if lossless:
+            row["goodput_vs_lossless"] = round(summary.goodput_gbps / lossless, 3)
+        rows.append(row)
     return rows
+
+
+def demo(base: Path, options: Mapping[str, Any]) -> dict[str, Any]:
+    """What `p4ina demo` measures (its fabric, 1 M floats, ring then in-network, 2 steps)."""
+    report = _run(base / "demo", options, topo=DEMO_TOPO, size=DEMO_ELEMENTS, count=2, modes=("ring", "innet"))
+    rows = [mode_row(report, m, len(report.workers)) for m in report.modes]
+    at = {r["mode"]: r["median_seconds"] for r in rows if r["median_seconds"] > 0}
+    ratio = at["ring"] / at[INNET_MODE["int32"]] if "ring" in at and INNET_MODE["int32"] in at else None
+    return {"topology": DEMO_TOPO, "elements": DEMO_ELEMENTS, "rows": rows, "errors": report.errors,
+            "ring_over_in_network_time": ratio}
 
 
 def spine_recovery(base: Path, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,7 +151,7 @@ def calibration_runs(base: Path, plan: Plan, options: Mapping[str, Any]) -> list
     return rows
 
 
-def calibration(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def calibration(rows: list[dict[str, Any]], values: int = 64) -> dict[str, Any]:
     """The model fitted to the ring and in-network int32 rows (the modes it models): per (mode, workers, size), the
     median over the runs that measured it."""
     runs: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
@@ -131,7 +163,7 @@ def calibration(rows: list[dict[str, Any]]) -> dict[str, Any]:
         m = measurement(mode, workers, elements, statistics.median(r["median_seconds"] for r in measured))
         points.append(m)
         retx[(m.algorithm, m.hosts, m.message_bytes)] = sum(r["retransmissions"] for r in measured)
-    report = calibration_report(points, emulation_params(), retx)
+    report = calibration_report(points, emulation_params(slots=BENCH_OPTIONS["slots"], values=values), retx)
     report["runs_per_point"] = {f"{mode} {workers}w {elements}": [r["median_seconds"] for r in measured]
                                 for (mode, workers, elements), measured in sorted(runs.items())}
     return report
@@ -146,15 +178,21 @@ def run(quick: bool) -> dict[str, Any]:
     data: dict[str, Any] = {"target": "embedded", "quick": quick, "plan": asdict(plan)}
     with tempfile.TemporaryDirectory(prefix="p4ina-bench-") as tmp:
         base = Path(tmp)
-        # One compile for every run (the runs differ in fabric and options, not in program).
-        options = {**BENCH_OPTIONS, "compiled": get_target("embedded").compile(DEFAULT_PROGRAM, base / "build")}
+        # One compile for every run (the runs differ in fabric and options, not in program), for the values per
+        # packet `p4ina run` uses on this target.
+        values = run_values("embedded")
+        compiled = get_target("embedded").compile(DEFAULT_PROGRAM, base / "build", defines={"AGG_VALUES": str(values)})
+        options = {**BENCH_OPTIONS, "compiled": compiled, "values": values}
+        data["values_per_packet"] = values
+        data["rates"] = rate_sweep(base, plan.rates, plan.rate_count, options)
+        data["headline"] = headline(base, plan.headline_count, options)
+        data["demo"] = demo(base, options)
+        data["loss_sweep"] = loss_sweep(base, plan.losses, plan.loss_size, plan.count, options)
         data["sweep"] = sweep(base, plan.workers, plan.sizes, plan.count, budget_s=plan.budget_s, options=options)
         data["calibration_runs"] = calibration_runs(base, plan, options)
-        data["headline"] = headline(base, plan.headline_count, options)
-        data["loss_sweep"] = loss_sweep(base, plan.losses, plan.sizes[0], plan.count, options)
         data["recovery"] = spine_recovery(base, options)
         data["link_down_recovery"] = link_down_recovery(base, quick, options=options)
-    data["calibration"] = calibration(data["sweep"] + data["calibration_runs"])
+    data["calibration"] = calibration(data["sweep"] + data["calibration_runs"], data["values_per_packet"])
     data["summary"] = _summary(data, time.perf_counter() - started)
     return data
 
@@ -163,7 +201,12 @@ def _summary(data: dict[str, Any], seconds: float) -> dict[str, Any]:
     head = data["headline"]["ratios"]
     cal = data["calibration"]
     killed = data["recovery"].get("recovery_ms") or [None]
+    loss = {f"{r['loss_percent']:g}%": r.get("goodput_vs_lossless") for r in data["loss_sweep"]}
     return {
+        "rate_speedups": data["rates"]["speedups"],
+        "innet_int32_highest_rate_at_80pct_of_bound": data["rates"]["innet_int32_highest_rate_at_80pct"],
+        "demo_ring_over_innet": data["demo"]["ring_over_in_network_time"],
+        "loss_goodput_vs_lossless": loss,
         "ring_over_innet_8w_4MB": round(head.get("ring_over_in_network_time", 0.0), 3),
         "gloo_over_innet_8w_4MB": round(head.get("gloo_over_in_network_time", 0.0), 3),
         "int8_over_int32_time": round(head.get("int8_over_int32_time", 0.0), 3),
@@ -171,7 +214,8 @@ def _summary(data: dict[str, Any], seconds: float) -> dict[str, Any]:
         "model_within_25pct": f"{cal['within_tolerance']}/{cal['judged_points']}",
         "recovery_ms": killed[0],
         # a row is a measured mode (its `correct`), a mode skipped for the budget, or a run's error
-        "all_correct": all(r.get("correct", "error" not in r) for r in data["sweep"] + data["headline"]["rows"])
-        and not data["headline"]["errors"],
+        "all_correct": all(r.get("correct", "error" not in r) for r in data["sweep"] + data["headline"]["rows"]
+                           + data["rates"]["rows"] + data["demo"]["rows"] + data["loss_sweep"])
+        and not data["headline"]["errors"] and not data["rates"]["errors"] and not data["demo"]["errors"],
         "seconds": round(seconds, 1),
     }

@@ -80,7 +80,9 @@ def test_the_fabric_summary_is_not_correct_when_a_run_failed() -> None:
     def data(sweep: list[dict[str, Any]], headline_errors: list[str]) -> dict[str, Any]:
         return {"sweep": sweep, "headline": {"rows": [{"mode": "ring", "correct": True}], "ratios": {},
                                              "errors": headline_errors},
-                "calibration": {"within_tolerance": 8, "judged_points": 8}, "recovery": {"recovery_ms": [80.0]}}
+                "calibration": {"within_tolerance": 8, "judged_points": 8}, "recovery": {"recovery_ms": [80.0]},
+                "rates": {"rows": [], "errors": [], "speedups": {}, "innet_int32_highest_rate_at_80pct": None},
+                "demo": {"rows": [], "errors": [], "ring_over_in_network_time": None}, "loss_sweep": []}
 
     measured: dict[str, Any] = {"mode": "ring", "correct": True}
     skipped: dict[str, Any] = {"mode": "gloo", "skipped": "predicted 90 s per step > budget 60 s"}
