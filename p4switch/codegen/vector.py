@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from p4switch.codegen.layout import class_name, pyname
+from p4switch.codegen.layout import class_name, has_varbit, pyname
 from p4switch.frontend import ast
 from p4switch.frontend.elaborate import qualify
 from p4switch.frontend.scope import Var
@@ -375,6 +375,8 @@ class _Emitter:
                 continue
             t = self.typed.types[tnode.expr]
             assert isinstance(t, HeaderT)
+            if has_varbit(t):
+                raise Reject("a header with a varbit field keeps its scalar layout")
             names = [f for f, _ in t.fields]
             idx = [names.index(m) for m in members]
             if idx != list(range(idx[0], idx[0] + self.k)):
