@@ -97,13 +97,13 @@ class StatementParser(TypeParser):
         self.fail(f"expected '=' or a call {where}, found {self.describe(self.tok)}")
 
     def compound_rest(self, loc: SourceLocation, target: ast.Expression, op: str, width: int) -> ast.AssignmentStatement:
-        """`target op= value` is `target = target op value` (the target node is shared, so it is typed once). The
-        target is evaluated once in P4; sharing it would evaluate a call inside it twice, so that is refused."""
+        """`target op= value` is `target = target op value`. The target node is shared, so it is typed once, and P4
+        evaluates it once: a call in a stack index runs once because the code generator evaluates an l-value's
+        run-time indexes into temporaries before the right-hand side (`BlockGen.pin_indexes`), and the right-hand
+        side's copy of the target is the same node."""
         op_tok = self.tok
         for _ in range(width):
             self.advance()
-        if any(isinstance(n, ast.Call) for n in ast.walk(target)):
-            self.fail(f"a compound assignment ('{op}=') to an l-value that contains a call is not supported", op_tok)
         value = self.expression()
         return ast.AssignmentStatement(
             loc=loc, left=target, right=ast.BinaryOp(loc=op_tok.loc, op=op, left=target, right=value)
