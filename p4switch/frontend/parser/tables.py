@@ -13,6 +13,9 @@ class TableParser(DeclarationParser):
     def table_declaration(self, annotations: tuple[ast.Annotation, ...]) -> ast.TableDeclaration:
         kw = self.advance()
         name, _ = self.name("a table name")
+        if self.at("(") and self.peek().is_punct(")"):  # `table t() {`: an empty list p4c's grammar still accepts
+            self.advance()
+            self.advance()
         self.expect("{", f"to start table {name}")
         props: list[ast.TableProperty] = []
         while not self.accept("}"):
