@@ -80,6 +80,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--values", type=int, metavar="N",
                    help="values per packet the workers pack; refused unless the pipeline was built for N "
                         "(default: the pipeline's N, read from its P4Info)")
+    p.add_argument("--spare", action="append", default=[], metavar="H1,H2",
+                   help="hot-standby hosts: `job replace` moves a dead worker's rank to one of them")
+    p = cmd(job, "replace", _job_replace, "move a dead worker's rank to a spare host (tree and entries follow)")
+    p.add_argument("job_id", type=int, metavar="JOB")
+    p.add_argument("dead", metavar="DEAD", help="the member host that died")
+    p.add_argument("spare", nargs="?", metavar="SPARE",
+                   help="the spare to use (default: the job's first spare on DEAD's switch, else its first)")
     p = cmd(job, "delete", _job_delete, "remove everything the job installed")
     p.add_argument("job_id", type=int, metavar="JOB")
     cmd(job, "list", _job_list, "jobs with their root, members and status")
@@ -210,7 +217,7 @@ def _job_summary(rec: JobRecord) -> dict[str, Any]:
     return {"job": rec.job_id, "name": rec.name, "members": rec.members, "root": rec.tree.root,
             "depth": rec.tree.depth, "switches": rec.tree.switches, "slots": rec.slots, "quant": rec.quant,
             "scale": rec.scale, "status": rec.status, "rebuilt": rec.rebuilt, "uncleared": rec.uncleared,
-            "values": rec.values}
+            "values": rec.values, "spares": rec.spares}
 
 
 def _job_create(args: argparse.Namespace, app: ControllerApp) -> Any:
@@ -223,7 +230,7 @@ def _job_create(args: argparse.Namespace, app: ControllerApp) -> Any:
     with _session(args, app) as s:
         rec = s.jobs.create(_members(args.members), name=args.name, root=args.root, quant=args.quant,
                             slots=args.slots, job_id=args.job_id, scale=args.scale, worker_ports=ports,
-                            values=args.values)
+                            values=args.values, spares=_members(args.spare))
         s.events.emit(_event("job_created", rec))
         data = _job_summary(rec)
         data["workers"] = rec.workers
@@ -247,6 +254,25 @@ def _workers_table(rec: JobRecord) -> str:
     for w in rec.workers:
         lines.append(f"{w['rank']:<5} {w['host']:<11} {w['switch']:<11} {w['port']:<5} {w['child_index']}")
     return "\n".join(lines)
+
+
+def _job_replace(args: argparse.Namespace, app: ControllerApp) -> Any:
+    from controller.events import Event
+
+    started = time.time()
+    with _session(args, app) as s:
+        rec = s.jobs.replace_member(args.job_id, args.dead, args.spare)
+        moved = rec.replaced[-1]
+        ms = round((time.time() - started) * 1000, 1)
+        s.events.emit(Event("worker_replaced", job=rec.job_id, detail=f"{moved['dead']} -> {moved['spare']}",
+                            data={"rank": moved["rank"], "same_switch": moved["same_switch"], "replace_ms": ms}))
+        data = _job_summary(rec)
+        data.update(dead=moved["dead"], spare=moved["spare"], rank=moved["rank"], same_switch=moved["same_switch"],
+                    replace_ms=ms, workers=rec.workers, ranks=rec.ranks)
+        data["text"] = (f"job {rec.job_id}: rank {moved['rank']} moved from {moved['dead']} to {moved['spare']} "
+                        f"({'same switch, child index kept' if moved['same_switch'] else 'tree changed'}) "
+                        f"in {ms} ms\n" + _workers_table(rec))
+        return data
 
 
 def _job_delete(args: argparse.Namespace, app: ControllerApp) -> Any:
@@ -277,12 +303,16 @@ def _job_show(args: argparse.Namespace, app: ControllerApp) -> Any:
         data["workers"] = rec.workers
         data["grants"] = {sw: vars(g) for sw, g in rec.grants.items()}
         data["entities"] = {sw: len(v) for sw, v in rec.installed.items()}
+        data["replaced"] = rec.replaced
         lines = [f"job {rec.job_id} ({rec.name}): {rec.status}, {rec.quant}, scale {rec.scale}, "
                  f"{rec.slots} slots, {rec.values} values per packet, rebuilt {rec.rebuilt}x", rec.tree.drawing(), _workers_table(rec),
                  "switch      idx  slots        group  entities"]
         for sw, g in sorted(rec.grants.items()):
             lines.append(f"{sw:<11} {g.job_idx:<4} {g.slot_base:>4}..{g.slot_base + g.slot_count - 1:<6} "
                          f"{g.group:<6} {len(rec.installed.get(sw, []))}")
+        if rec.spares or rec.replaced:
+            lines.append("spares: " + (", ".join(rec.spares) or "none left") + "".join(
+                f"; {r['dead']} replaced by {r['spare']} (rank {r['rank']})" for r in rec.replaced))
         if args.read_back:
             back = s.jobs.read_back(rec.job_id)
             match = {sw: len(back.get(sw, [])) == len(v) for sw, v in rec.installed.items()}

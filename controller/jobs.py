@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Protocol
 
 from google.protobuf import text_format
@@ -20,7 +20,7 @@ from controller.client import SwitchClient, update
 from controller.exceptions import ControllerError, JobError, RpcError, SwitchUnavailableError
 from controller.fabric import Fabric
 from controller.p4info import P4InfoHelper
-from controller.plan import QUANT_MODES, SwitchJobPlan, plan_job
+from controller.plan import QUANT_MODES, MemberInfo, SwitchJobPlan, plan_job
 from controller.ranks import rank_order
 from controller.resources import Grant, ResourceBook, SwitchResources
 from controller.state import ControllerState, JobRecord
@@ -91,7 +91,8 @@ class JobManager:
     # -- create -----------------------------------------------------------------------------------------------
     def create(self, members: list[str], *, name: str = "", root: str | None = None, quant: str = "int32",
                slots: int = 64, job_id: int | None = None, scale: int = 0,
-               worker_ports: dict[str, int] | None = None, values: int | None = None) -> JobRecord:
+               worker_ports: dict[str, int] | None = None, values: int | None = None,
+               spares: list[str] | None = None) -> JobRecord:
         """`values`: the values per packet the job's workers will pack; None takes the pipeline's N, another N
         than the pipeline's is refused (the switches would drop every packet of the job as BAD_FORMAT)."""
         if quant not in QUANT_MODES:
@@ -105,6 +106,10 @@ class JobManager:
             raise JobError(f"slot count must be positive, got {slots}")
         if len(set(members)) != len(members):
             raise JobError("a member host is listed twice")
+        spares = list(spares or [])
+        bad = [h for h in spares if h in members or h not in self.topo.hosts or spares.count(h) > 1]
+        if bad:
+            raise JobError(f"spare host(s) {', '.join(bad)}: unknown, listed twice or already a member")
         job_id = job_id if job_id is not None else self.state.next_job_id()
         if job_id in self.state.jobs:
             raise JobError(f"job {job_id} already exists")
@@ -118,7 +123,7 @@ class JobManager:
         record = JobRecord(job_id, name or f"job{job_id}", list(members), quant, slots, root, tree, grants, ranks,
                            {sw: p.to_dict() for sw, p in plan.switches.items()}, created=time.time(),
                            scale=scale, worker_ports=ports, workers=[asdict(m) for m in plan.members],
-                           values=pipeline_values)
+                           values=pipeline_values, spares=spares)
         record.uncleared = self._reset_slots(grants.values())
         record.installed = self._install(plan.switches)
         self.state.jobs[job_id] = record
@@ -295,7 +300,125 @@ class JobManager:
         record.rebuilt += 1
         return record
 
+    # -- hot-standby workers ----------------------------------------------------------------------------------
+    def replace_member(self, job_id: int, dead: str, spare: str | None = None) -> JobRecord:
+        """Move a dead worker's rank to a spare host: entries, tree, rank order and member list.
 
+        A spare on the dead worker's switch takes over the dead worker's child index there (the switch's bitmap
+        then counts its packets as the same child's, so a round the dead worker already joined treats the spare's
+        resend as a duplicate, and a round it had not joined takes the spare's contribution: exact mid-step). A
+        spare elsewhere changes the tree (recomputed as in `rebuild`); that is exact only between collectives, so
+        a same-switch spare is chosen first when `spare` is None. All or nothing: if a switch refuses, whatever
+        changed is undone and the job record is left as it was. Returns the updated record."""
+        record = self.get(job_id)
+        if dead not in record.members:
+            raise JobError(f"{dead} is not a member of job {job_id} (members: {', '.join(record.members)})")
+        spare = spare or self._pick_spare(record, dead)
+        if spare in record.members:
+            raise JobError(f"{spare} is already a member of job {job_id}")
+        if spare not in self.topo.hosts:
+            raise JobError(f"unknown host {spare!r}")
+        members = [spare if m == dead else m for m in record.members]
+        ranks = [spare if m == dead else m for m in record.ranks]
+        ports = {(spare if h == dead else h): p for h, p in record.worker_ports.items()}
+        same_switch = self.topo.hosts[spare].switch == self.topo.hosts[dead].switch
+        if same_switch:
+            tree, grants, fresh = self._swap_tree(record, dead, spare), dict(record.grants), {}
+        else:
+            tree = self._tree(members, None if record.requested_root in self.state.down_switches
+                              else record.requested_root, exclude=job_id)
+            book = self.resources(exclude=[job_id])
+            kept = {sw: g for sw, g in record.grants.items() if sw in tree.parent}
+            book.restore(job_id, kept.values())
+            fresh = book.admit(job_id, [s for s in tree.switches if s not in kept], record.slots)
+            grants = {**kept, **fresh}
+        plan = plan_job(self.topo, tree, grants, job_id, record.quant, ranks, scale=record.scale, worker_ports=ports)
+        plans = dict(plan.switches)
+        members_info = plan.members
+        if same_switch:
+            plans, members_info = _keep_child_indices(record, plans, members_info, dead, spare)
+        wanted = self._entities(plans)
+        old = {sw: [from_text(t) for t in texts] for sw, texts in record.installed.items()
+               if sw not in self.state.down_switches}
+        changes = {sw: diff_updates(old.get(sw, []), wanted.get(sw, [])) for sw in set(old) | set(wanted)}
+        resets = self._reset_updates(fresh.values())
+        self._apply_or_undo(changes, resets, old)
+        record.members, record.ranks, record.worker_ports = members, ranks, ports
+        record.tree, record.grants = tree, grants
+        record.plans = {sw: p.to_dict() for sw, p in plans.items()}
+        record.workers = [asdict(m) for m in members_info]
+        record.installed = {sw: [to_text(e) for e in ents] for sw, ents in wanted.items()}
+        record.spares = [h for h in record.spares if h != spare]
+        record.replaced.append({"dead": dead, "spare": spare, "rank": ranks.index(spare),
+                                "same_switch": same_switch, "at": time.time()})
+        return record
+
+    def _pick_spare(self, record: JobRecord, dead: str) -> str:
+        """The job's first spare on the dead worker's switch, else its first spare."""
+        if not record.spares:
+            raise JobError(f"job {record.job_id} has no spare hosts (create it with --spare H)")
+        here = self.topo.hosts[dead].switch
+        return next((h for h in record.spares if self.topo.hosts[h].switch == here), record.spares[0])
+
+    def _swap_tree(self, record: JobRecord, dead: str, spare: str) -> ReductionTree:
+        old = record.tree
+        member_switch = {(spare if h == dead else h): sw for h, sw in old.member_switch.items()}
+        return ReductionTree(old.root, dict(old.parent), member_switch,
+                             [spare if h == dead else h for h in old.members])
+
+    def _apply_or_undo(self, changes: dict[str, list[p4runtime_pb2.Update]],
+                       resets: dict[str, list[p4runtime_pb2.Update]],
+                       old: dict[str, list[p4runtime_pb2.Entity]]) -> None:
+        """Write each switch's changes; if any switch refuses, put every switch that took its changes back."""
+
+        def write(c: SwitchClient) -> None:
+            if c.name in resets:
+                self._write_reset(c, resets[c.name])
+            c.write(changes[c.name])
+
+        targets = [sw for sw, ups in changes.items() if ups]
+        out = self.fabric.run(write, targets)
+        if not out.errors:
+            return
+        # undo what went in, update by update (a refused update may name an entry that is not ours: never touched)
+        back: dict[str, list[p4runtime_pb2.Update]] = {}
+        for sw in targets:
+            err = out.errors.get(sw)
+            failed = {u.index for u in err.updates} if isinstance(err, RpcError) else set()
+            before = {entity_key(e): e for e in old.get(sw, [])}
+            back[sw] = [_inverse(u, before) for i, u in reversed(list(enumerate(changes[sw]))) if i not in failed]
+
+        def undo(c: SwitchClient) -> None:
+            c.write(back[c.name], atomicity="CONTINUE_ON_ERROR")
+
+        self.fabric.run(undo, [sw for sw, ups in back.items() if ups])
+        out.raise_first()
+
+
+def _keep_child_indices(record: JobRecord, plans: dict[str, SwitchJobPlan], members: list[MemberInfo], dead: str,
+                        spare: str) -> tuple[dict[str, SwitchJobPlan], list[MemberInfo]]:
+    """The dead worker's switch keeps its children's old indices, the spare taking the dead worker's index (a
+    fresh plan would number the children by port order, which moves bits other workers' rounds are counted in)."""
+    old_children = {c["name"]: c["index"] for c in record.plans.get(
+        next(w["switch"] for w in record.workers if w["host"] == dead), {}).get("children", [])}
+    old_children[spare] = old_children.pop(dead)
+    out = dict(plans)
+    for sw, p in plans.items():
+        if any(c.name == spare for c in p.children):
+            kids = tuple(sorted((replace(c, index=old_children[c.name]) for c in p.children),
+                                key=lambda c: c.index))
+            out[sw] = replace(p, children=kids)
+    fixed = [replace(m, child_index=old_children[m.host]) if m.host in old_children else m for m in members]
+    return out, fixed
+
+
+def _inverse(u: p4runtime_pb2.Update, before: dict[str, p4runtime_pb2.Entity]) -> p4runtime_pb2.Update:
+    """The update that takes back `u` (applied to a switch that held `before`, keyed by `entity_key`)."""
+    if u.type == p4runtime_pb2.Update.INSERT:
+        return update("DELETE", u.entity)
+    if u.type == p4runtime_pb2.Update.DELETE:
+        return update("INSERT", u.entity)
+    return update("MODIFY", before[entity_key(u.entity)])
 
 
 def entity_key(e: p4runtime_pb2.Entity) -> str:

@@ -52,6 +52,8 @@ class JobRecord:
     rebuilt: int = 0
     uncleared: list[str] = field(default_factory=list)  # switches whose granted slots could not be cleared (BMv2)
     values: int = 64  # values per packet: the N of the pipeline the job was created on (its workers pack as many)
+    spares: list[str] = field(default_factory=list)  # hot-standby hosts, in the order replacements take them
+    replaced: list[dict[str, Any]] = field(default_factory=list)  # replacements so far: dead, spare, rank, when
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k not in ("tree", "grants")}
