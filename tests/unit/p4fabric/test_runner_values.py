@@ -1,0 +1,33 @@
+"""`p4ina run --values N`: which N a run compiles for, the links' MTU that N needs, and options checked up front."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from p4fabric.exceptions import RunError
+from p4fabric.runner import EMBEDDED_DEFAULT_VALUES, RunOptions, link_mtu, pipeline_timeout, run_values
+
+
+def test_default_values_per_target() -> None:
+    assert run_values("bmv2") == 64  # real BMv2 keeps the program's default
+    assert run_values("embedded") == EMBEDDED_DEFAULT_VALUES == 256
+
+
+@pytest.mark.parametrize("n, mtu", [(32, None), (64, None), (256, None), (512, 9000), (1024, 9000), (2048, 9000)])
+def test_mtu_follows_the_int32_packet(n: int, mtu: int | None) -> None:
+    # IPv4 (20) + UDP (8) + aggregation header (24) + 4 bytes per value against Ethernet's 1500-byte MTU
+    assert (20 + 8 + 24 + 4 * n > 1500) == (mtu is not None)
+    assert link_mtu(n) == mtu
+
+
+def test_wide_builds_get_a_longer_pipeline_deadline() -> None:
+    assert pipeline_timeout(64) is None
+    assert pipeline_timeout(256) == 120.0
+    assert pipeline_timeout(2048) == 960.0
+
+
+@pytest.mark.parametrize("n", [0, 100, 4096])
+def test_unsupported_values_refused(tmp_path: Path, n: int) -> None:
+    with pytest.raises(RunError, match=f"--values {n}"):
+        RunOptions(topo="single,2", out=tmp_path, values=n).validate()
