@@ -104,8 +104,9 @@ class SlotWindow:
     of the same chunk multiplies it by `backoff` up to `max_timeout`. After `max_retries` retransmissions of one
     chunk without a RESULT, `expired()` raises `AllReduceTimeoutError` listing every chunk still missing.
     `congestion` (None: every slot in flight, SwitchML's fixed window) limits the chunks in flight; `fast_recovery`
-    resends overtaken chunks without waiting for their timer. Counters: `retransmissions` (all),
-    `fast_retransmissions` (found lost by a later RESULT), `timer_retransmissions` (a timer expired)."""
+    resends overtaken chunks without waiting for their timer and probes before a full timeout. Counters:
+    `retransmissions` (all), `fast_retransmissions` (found lost by a later RESULT), `probes` (tail loss probes),
+    `timer_retransmissions` (a full retransmission timeout)."""
 
     def __init__(
         self,
@@ -147,6 +148,8 @@ class SlotWindow:
         self.timer_retransmissions = 0
         #: The earliest RACK timer the last `complete()` armed (inf: none), so a caller need not rescan every timer.
         self.armed = float("inf")
+        self.probes = 0  # tail loss probes sent (also counted in `retransmissions`)
+        self._probed = False  # a probe went out and no RESULT came since
 
     # -- sending -------------------------------------------------------------------------------------------------
 
@@ -223,6 +226,7 @@ class SlotWindow:
             self.congestion.on_result(done.stamp, rtt, self._stamp + 1)
         self.versions.bits[slot] ^= 1
         self._done += 1
+        self._probed = False
         self.armed = float("inf")
         sends = self._detect(done, now) if self.fast_recovery and self._slots else []
         return sends + self._fill()
@@ -278,9 +282,13 @@ class SlotWindow:
         return min((o.deadline for o in self._slots.values()), default=None)
 
     def expired(self) -> list[Send]:
-        """Chunks whose timer ran out: an overtaken chunk's RACK timer resends it as a loss found by a later RESULT;
-        a retransmission timer resends with a longer timeout (raises after `max_retries` for a chunk), shrinks the
-        congestion window to its minimum and backs the RTO off. Then new chunks if the window has room."""
+        """Chunks whose timer ran out. An overtaken chunk's RACK timer resends it as a loss found by a later RESULT.
+        With fast recovery, the first retransmission timer to expire after a RESULT sends one probe, the most
+        recently sent chunk, and rearms the others (RACK-TLP's tail loss probe): if the tail was lost the probe
+        recovers it, and its RESULT shows any earlier loss to RACK; if the path only stalled, one packet was resent,
+        not the whole window. A timer expiring again with no RESULT since resends every expired chunk with a
+        longer timeout (raises after `max_retries` for a chunk), halves the congestion window and backs the RTO
+        off. Then new chunks if the window has room."""
         now = self.clock()
         overtaken: list[tuple[int, _Outstanding]] = []
         timed_out: list[tuple[int, _Outstanding]] = []
@@ -288,6 +296,16 @@ class SlotWindow:
             if out.deadline <= now:
                 (overtaken if out.overtaken else timed_out).append((slot, out))
         due = self._lost(overtaken, now)
+        if timed_out and self.fast_recovery and not self._probed:
+            self._probed = True
+            for _slot, out in timed_out:
+                out.deadline = now + out.timeout
+            slot = next(reversed(self._slots))  # send order: the newest send is the last
+            if self._slots[slot].retries >= self.max_retries:
+                raise AllReduceTimeoutError(self.job, self.rank, self.max_retries, self.missing(), self.n_chunks)
+            due.append(self._resend(slot, self._slots[slot], now))
+            self.probes += 1
+            return due + self._fill()
         for slot, out in timed_out:
             if out.retries >= self.max_retries:
                 raise AllReduceTimeoutError(self.job, self.rank, self.max_retries, self.missing(), self.n_chunks)

@@ -48,7 +48,8 @@ class WorkerStats:
     packets_received: int = 0
     retransmissions: int = 0
     fast_retransmissions: int = 0  # found lost by a later RESULT, without a timer
-    timer_retransmissions: int = 0  # a retransmission timer expired
+    timer_retransmissions: int = 0  # a full retransmission timeout
+    probes: int = 0  # tail loss probes: the first timer to expire resends only the newest chunk
     checksum_failures: int = 0
     duplicates: int = 0
     ignored: int = 0
@@ -359,6 +360,7 @@ class Worker:
             self.stats.retransmissions += window.retransmissions - retrans_before
             self.stats.fast_retransmissions += window.fast_retransmissions
             self.stats.timer_retransmissions += window.timer_retransmissions
+            self.stats.probes += window.probes
             if self.congestion is not None:
                 cs = self.congestion.stats
                 self.stats.window = round(self.congestion.window, 2)

@@ -21,13 +21,12 @@ FORMATS = ("int32", "int16", "int8")
 #: Report mode names of the in-network formats (p4fabric.runner names int32 plain "in-network").
 INNET_MODE = {"int32": "in-network", "int16": "in-network int16", "int8": "in-network int8"}
 HOST_MODES = ("ring", "gloo")
-#: Run settings every fabric benchmark shares. The emulated switches are CPU-bound (about 1.4 ms per chunk at 8
-#: workers here), so a pool of 32 slots already keeps them busy, while SwitchML's usual 64 only queues chunks: the
-#: round trip grows past the retransmission floor and spurious resends cost up to half the time (8 workers, 256 KB:
-#: 1.41 s with 32 slots, 2.08 s and about 2,000 resends with 64, measured side by side). The 0.2 s floor of the
-#: adaptive retransmission timeout (Linux TCP's) keeps scheduling hiccups of the shared CPU from looking like loss.
-#: A benchmark adds `compiled` (the program compiled once for all its runs).
-BENCH_OPTIONS: dict[str, Any] = {"slots": 32, "retx_min": 0.2, "show_progress": False, "plots": False}
+#: Run settings every fabric benchmark shares. The emulated switches are CPU-bound, so a pool of 32 slots already
+#: keeps them busy; more only queues chunks. The retransmission timeout keeps `p4ina run`'s floor (10 ms): losses
+#: are found by later RESULTs and the timer (at least 2 SRTT, fired only once the socket holds no RESULT) is the
+#: last resort, so the 0.2 s floor earlier runs needed against spurious resends is gone (docs/protocol.md, "Flow
+#: control and loss recovery"). A benchmark adds `compiled` and `values` (the program compiled once for all runs).
+BENCH_OPTIONS: dict[str, Any] = {"slots": 32, "show_progress": False, "plots": False}
 
 
 def topo_for(workers: int) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from hostagent.congestion import CongestionWindow
+from hostagent.exceptions import AllReduceTimeoutError
 from hostagent.window import RttEstimator, Send, SlotVersions, SlotWindow
 
 
@@ -64,16 +65,30 @@ def test_an_overtaken_chunk_younger_than_the_round_trip_plus_allowance_waits_for
     assert (w.fast_retransmissions, w.timer_retransmissions) == (1, 0)
 
 
-def test_a_lost_tail_has_nothing_after_it_and_falls_back_to_the_timer() -> None:
+def test_a_lost_tail_has_nothing_after_it_and_falls_back_to_a_probe_then_the_timer() -> None:
     clock = Clock()
     rtt = RttEstimator(0.1, min_rto=0.01, max_rto=4.0)
-    w = _rack(2, 4, clock, rtt=rtt, timeout=0.1)
+    cw = CongestionWindow(4, initial=4)
+    w = _rack(4, 4, clock, rtt=rtt, timeout=0.1, congestion=cw)
     w.start()
     clock.t = 0.01
-    assert w.complete(0, 0, 0) == []  # chunk 1, the last one, was sent after chunk 0: not overtaken
+    assert w.complete(0, 0, 0) == []  # chunks 1-3, the last ones, were sent after chunk 0: not overtaken
     clock.t = 0.1
-    assert [s.seq for s in w.expired()] == [1]
-    assert (w.fast_retransmissions, w.timer_retransmissions) == (0, 1)
+    # all three timers expire: one probe, the newest chunk; the window and the RTO stay
+    assert [s.seq for s in w.expired()] == [3]
+    assert (w.probes, w.timer_retransmissions, w.retransmissions) == (1, 0, 1)
+    assert cw.window == 4 and rtt.rto == pytest.approx(0.1)
+    clock.t = 0.15
+    # the probe's RESULT: chunks 1 and 2, sent before chunk 3's probe, are overtaken and resent at once
+    assert [s.seq for s in w.complete(3, 3, 0)] == [1, 2]
+    assert w.fast_retransmissions == 2
+    clock.t = 0.4
+    # both lost again and nothing answers: a probe first, then a full timeout for every expired chunk
+    assert [s.seq for s in w.expired()] == [2]
+    clock.t = 0.8
+    assert sorted(s.seq for s in w.expired()) == [1, 2]
+    assert (w.probes, w.timer_retransmissions) == (2, 2)
+    assert cw.window == 1 and rtt.rto == pytest.approx(0.2)  # halved by the RACK loss, then by the timeout
 
 
 def test_a_chunk_lost_again_after_its_fast_resend_is_found_by_the_next_later_result() -> None:
@@ -98,7 +113,7 @@ def test_fast_resends_count_against_max_retries() -> None:
     clock.t = 0.01
     assert [s.seq for s in w.complete(1, 1, 0)] == [0]
     clock.t = 2.0  # the resend of chunk 0 is lost too and its timer runs out: one retry was all it had
-    with pytest.raises(Exception, match="missing"):
+    with pytest.raises(AllReduceTimeoutError, match="missing"):
         w.expired()
 
 
