@@ -106,12 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, action="append", help="Mbit/s (repeatable; default the plan's)")
     parser.add_argument("--count", type=int, default=2)
     parser.add_argument("--mode", action="append", choices=MODES)
+    parser.add_argument("--values", type=int, help="values per packet (default: p4ina run's for the target)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         print("needs root", file=sys.stderr)
         return 1
     rates = tuple(args.rate or (QUICK_RATES if args.quick else FULL_RATES))
-    result = rate_sweep(args.out, rates, args.count, BENCH_OPTIONS, modes=tuple(args.mode or MODES))
+    options = {**BENCH_OPTIONS, "values": args.values} if args.values else BENCH_OPTIONS
+    result = rate_sweep(args.out, rates, args.count, options, modes=tuple(args.mode or MODES))
     print(json.dumps(result, indent=2))
     return 0
 

@@ -99,7 +99,7 @@ def test_demo_is_registered() -> None:
     register(parser.add_subparsers())
     args = parser.parse_args(["demo"])
     assert args.size >= 1_000_000 and callable(args.handler)
-    assert (args.slots, args.retx_min) == (32, 0.2)  # the benchmarks' settings for emulated switches
+    assert (args.slots, args.retx_min) == (32, 0.01)  # the benchmarks' settings for emulated switches
     assert parser.parse_args(["demo", "--slots", "8"]).slots == 8
     assert parser.parse_args(["run", "--topo", "single,2"]).slots == 64  # p4ina run keeps SwitchML's pool
 
