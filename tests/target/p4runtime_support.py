@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import pytest
 from google.protobuf import text_format
 from google.rpc import code_pb2, status_pb2
 from p4.config.v1 import p4info_pb2
@@ -149,9 +148,9 @@ def live_switch(source: str, name: str, on_output: Callable[[int, bytes], None] 
                 ) -> Iterator[tuple[Any, Any, Client]]:
     """(compiled program, started embedded switch, primary client that pushed the pipeline) for P4 `source`, with
     the switch's P4Runtime server on loopback; `on_output` sees every packet the switch sends. All stopped on exit."""
-    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
-    core = pytest.importorskip("p4switch.switch.core")
+    from p4switch import compiler
     from p4switch.server import P4RuntimeServer
+    from p4switch.switch import core
 
     program = compiler.compile_text(source, name)
     switch = core.Switch()

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from google.protobuf import text_format
 
+import p4switch.server.device as device_mod
+import p4switch.server.server as server_mod
 from controller import cli
 from controller.app import ControllerApp
 from controller.fabric import Fabric
@@ -27,9 +29,6 @@ from controller.program import IPV4_LPM
 from controller.telemetry import collect, metrics_server, to_prometheus
 from controller.topologies import leaf_spine
 from controller.topology import Topology
-
-server_mod = pytest.importorskip("p4switch.server.server", reason="the embedded P4Runtime server is not there yet")
-device_mod = pytest.importorskip("p4switch.server.device", reason="the embedded P4Runtime server is not there yet")
 
 REPO = Path(__file__).resolve().parents[2]
 

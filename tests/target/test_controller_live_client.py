@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
+import p4switch.server.device as device_mod
+import p4switch.server.server as server_mod
 from controller.client import StreamEvent, SwitchClient, entity, tls_credentials, update
 from controller.exceptions import MastershipError, RpcError, SwitchUnavailableError
 from controller.p4info import P4InfoHelper, load_p4info
-
-server_mod = pytest.importorskip("p4switch.server.server", reason="the embedded P4Runtime server is not there yet")
-device_mod = pytest.importorskip("p4switch.server.device", reason="the embedded P4Runtime server is not there yet")
 
 
 @pytest.fixture
@@ -62,7 +61,7 @@ def test_mastership_moves_to_the_newer_controller_and_back(address: str, conform
 
 
 def test_mutual_tls_to_the_embedded_server(tmp_path: Path) -> None:
-    pki_mod = pytest.importorskip("p4ina.pki", reason="the fabric PKI helper (cryptography) is not available")
+    import p4ina.pki as pki_mod
     pki = pki_mod.make_fabric_pki(tmp_path, {"s1": []}, ["controller"])
     tls = server_mod.TlsOptions(cert=pki.servers["s1"].cert, key=pki.servers["s1"].key, client_ca=pki.ca_cert)
     srv = server_mod.P4RuntimeServer(device_mod.StateDevice(), address="127.0.0.1:0", tls=tls).start()

@@ -17,6 +17,8 @@ import pytest
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
+import p4switch.server.device as device_mod
+import p4switch.server.server as server_mod
 from controller.exceptions import AdmissionError
 from controller.fabric import Fabric
 from controller.jobs import JobManager, from_text
@@ -25,9 +27,6 @@ from controller.program import P4inaProgram
 from controller.state import ControllerState
 from controller.topologies import leaf_spine
 from controller.topology import Topology
-
-server_mod = pytest.importorskip("p4switch.server.server", reason="the embedded P4Runtime server is not there yet")
-device_mod = pytest.importorskip("p4switch.server.device", reason="the embedded P4Runtime server is not there yet")
 
 REPO = Path(__file__).resolve().parents[2]
 

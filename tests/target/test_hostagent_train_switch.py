@@ -6,10 +6,6 @@ gradient bucket in-network. The short run must match single-process accuracy wit
 from __future__ import annotations
 
 import pytest
-
-pytest.importorskip("torch", reason="torch is not installed (pip install 'p4ina[torch]')")
-pytest.importorskip("sklearn", reason="scikit-learn is not installed (pip install 'p4ina[torch]')")
-
 from aggnet import AggSwitch, JobOnSwitch, Neighbor, compiled_program, install_job
 
 from hostagent.train_digits import TrainConfig, run

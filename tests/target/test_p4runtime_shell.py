@@ -12,14 +12,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import p4runtime_sh.shell as sh
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from p4switch.server import P4RuntimeServer, StateDevice
-
-sh = pytest.importorskip("p4runtime_sh.shell")
 
 # The P4Info of PACKET_IO_P4 below, written as p4c would (ids: type prefix + name hash bits).
 P4INFO = """
@@ -178,7 +177,7 @@ def test_shell_drives_the_control_plane(tmp_path: Path, shell_on: Connect) -> No
 
 
 def _compile(tmp_path: Path) -> tuple[Path, Path]:
-    compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
+    from p4switch import compiler
     return compiler.write_outputs(compiler.compile_text(PACKET_IO_P4, "packet_io"), tmp_path)
 
 

@@ -16,6 +16,7 @@ from aggnet import compiled_program
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
+import p4switch.server.server as server_mod
 from controller.client import SwitchClient, entity, update
 from controller.pfc import (
     DIGEST,
@@ -27,8 +28,6 @@ from controller.pfc import (
     decode_digest,
     quantum_x65536,
 )
-
-server_mod = pytest.importorskip("p4switch.server.server", reason="the embedded P4Runtime server is not there yet")
 
 ING = "P4inaIngress"
 IN_PORT, OUT_PORT, OTHER_PORT = 1, 2, 3

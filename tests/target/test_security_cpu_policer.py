@@ -16,11 +16,10 @@ from security_support import DIGEST_ALL_P4, PUNT_ALL_P4
 
 from controller.client import StreamEvent, SwitchClient, entity, update
 from controller.p4info import P4InfoHelper
+from p4switch import compiler
 from p4switch.server import P4RuntimeServer, admin
 from p4switch.server.policer import PolicerConfig
-
-compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
-core = pytest.importorskip("p4switch.switch.core")
+from p4switch.switch import core
 
 CPU_PORT = 255
 RATE, BURST = 200.0, 20

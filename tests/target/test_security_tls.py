@@ -19,14 +19,13 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 from security_support import PUNT_ALL_P4
 from switch_cli_runner import run_switch, switch_command
 
+import p4ina.pki as pki_mod
 from controller.client import SwitchClient, tls_credentials
 from controller.exceptions import SwitchUnavailableError
 from controller.fabric import Fabric
 from controller.p4info import P4InfoHelper
 from controller.topology import Tls, Topology
-
-compiler = pytest.importorskip("p4switch.compiler", reason="the embedded compiler is not in this checkout")
-pki_mod = pytest.importorskip("p4ina.pki", reason="the fabric PKI helper (cryptography) is not available")
+from p4switch import compiler
 
 
 def _free_port() -> int:
@@ -77,7 +76,7 @@ def fabric(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any,
 
 
 def test_shell_and_controller_connect_with_certificates(fabric: tuple[str, Any, Path, Path]) -> None:
-    sh = pytest.importorskip("p4runtime_sh.shell")
+    import p4runtime_sh.shell as sh
     from p4runtime_sh.p4runtime import SSLOptions
 
     address, pki, p4info_path, config_path = fabric

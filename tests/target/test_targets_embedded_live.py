@@ -25,8 +25,7 @@ def _p4ina_switch_runs() -> str | None:
 @pytest.fixture(scope="module")
 def p4ina_switch() -> None:
     problem = _p4ina_switch_runs()
-    if problem:
-        pytest.skip(f"`p4ina switch` does not run in this checkout: {problem}")
+    assert problem is None, f"`p4ina switch --help` fails: {problem}"  # a failure, never a skip
 
 
 @pytest.mark.usefixtures("p4ina_switch")
