@@ -347,7 +347,7 @@ class Tally:
         self.codes[code] = self.codes.get(code, 0) + 1
 
 
-def _top_level(model: Model, request: p4runtime_pb2.WriteRequest, election: int) -> frozenset[str] | None:
+def _top_level(request: p4runtime_pb2.WriteRequest, election: int) -> frozenset[str] | None:
     """The codes for a request refused as a whole (Write RPC): another device, not the primary's election id,
     an atomicity this target does not implement; None when the updates are looked at one by one."""
     codes: set[str] = set()
@@ -388,7 +388,7 @@ class Checker:
         self.tally.sent += 1
         top, per_update = self.client.write(request) if raw is None else self._raw_write(raw)
         self.tally.count(top)
-        refused_whole = _top_level(self.model, request, self.election)
+        refused_whole = _top_level(request, self.election)
         if refused_whole is not None:
             if top not in refused_whole:
                 self.tally.disagreements.append(f"{label} whole request: server {top}, spec {sorted(refused_whole)}:"
