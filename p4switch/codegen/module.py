@@ -31,6 +31,20 @@ from p4switch.frontend.types import (
     underlying,
 )
 
+
+def invalidate_headers(g: BlockGen, code: str, t: P4Type) -> None:
+    """Make every header in the value at `code` invalid (struct fields, stack elements, the value itself)."""
+    if isinstance(t, HeaderT):
+        g.w(f"{code}._v = False")
+    elif isinstance(t, StackT):
+        g.w(f"for _h in {code}.e:")
+        g.w("    _h._v = False")
+        g.w(f"{code}.ni = 0")
+    elif isinstance(t, StructT):
+        for f, ft in t.fields:
+            invalidate_headers(g, f"{code}.{pyname(f)}", ft)
+
+
 RUNTIME_HELPERS = '''
 class _PErr(Exception):
     """A parser error: `code` is the P4 error's number (BMv2's order of declaration)."""
@@ -478,8 +492,9 @@ class ModuleGen:
             for i, f in enumerate(scalars):
                 g.w(f"cl.{f} = _sc[{i}]")
             for prm in decl.params:
-                if prm.direction == "out" and isinstance(self.typed.decl_vars[prm].type, HeaderT):
-                    g.w(f"{g.var_loc[self.typed.decl_vars[prm]]}._v = False")  # an out header starts invalid
+                if prm.direction == "out":  # P4_16 6.8: the headers of an `out` argument start invalid
+                    var = self.typed.decl_vars[prm]
+                    invalidate_headers(g, g.var_loc[var], var.type)
         else:
             g.w(f"def {self.block_fn(g.block)}(ctx{g.params_sig}):")
             g.level += 1

@@ -288,3 +288,18 @@ def test_priority_annotation_as_the_bmv2_back_end_writes_it() -> None:
     assert winners(h) == [1, 2, 3]  # 0x11: 2 beats 4; 0x21: position 3 beats 4
     with pytest.raises(CompileError, match="invalid @priority"):
         priority_table('@priority("x") 0x01 &&& 0x0F : s(1);')
+
+
+def test_subparser_out_struct_starts_with_invalid_headers() -> None:
+    # 6.8: an out argument is uninitialized in the callee; its headers are invalid until the callee validates them
+    h = build(program(
+        decls=f"{OPS} struct pair_t {{ ops_t x; ops_t y; }} "
+              "parser Sub(packet_in p, out pair_t o) { state start { p.extract(o.y); transition accept; } } "
+              "struct headers_t { ops_t ops; pair_t pr; }",
+        parser="Sub() sp; state start { pkt.extract(h.ops); h.pr.x.setValid(); h.pr.y.setValid(); "
+               "sp.apply(pkt, h.pr); transition accept; }",
+        ingress="h.ops.a = h.pr.x.isValid() ? 8w1 : 8w0; h.ops.b = h.pr.y.isValid() ? 8w1 : 8w0;",
+        deparser="pkt.emit(h.ops);",
+    ))
+    r = h.run(ops(a=7, b=7) + ops(a=2))
+    assert (r.h.ops.a, r.h.ops.b, r.h.pr.y.a) == (0, 1, 2)
