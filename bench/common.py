@@ -5,10 +5,8 @@ training and quantization benchmarks share. Entries go through the P4Runtime cod
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 PROGRAM = Path(__file__).resolve().parents[1] / "p4src" / "p4ina.p4"
-ING, EGR = "P4inaIngress", "P4inaEgress"
 SWITCH_MAC, SWITCH_IP = 0x020000000100, 0x0A000164
 HOST_MAC, HOST_IP = 0x020000000010, 0x0A000010  # host r: HOST_MAC + r, HOST_IP + r
 
@@ -22,6 +20,14 @@ def unavailable() -> str | None:
     except ImportError as exc:
         return f"the embedded compiler cannot be imported: {exc}"
     return None
+
+
+def _mac(value: int) -> str:
+    return ":".join(f"{(value >> (8 * i)) & 0xFF:02x}" for i in range(5, -1, -1))
+
+
+def _ip(value: int) -> str:
+    return ".".join(str((value >> (8 * i)) & 0xFF) for i in range(3, -1, -1))
 
 
 class SingleSwitch:
@@ -43,27 +49,21 @@ class SingleSwitch:
     def add_job(self, job: int, n: int, *, pool: int, udp_base: int, job_idx: int = 0, slot_base: int = 0,
                 result_fmt: int = 0) -> None:
         """Job `job` of `n` workers: child r on port r + 1, its RESULTs to UDP port udp_base + r; slots
-        slot_base .. slot_base + pool - 1; multicast group `job`; RESULTs sent in format `result_fmt`."""
-        from controller.client import entity
-        from controller.p4info import multicast_group
+        slot_base .. slot_base + pool - 1; multicast group `job`; RESULTs sent in format `result_fmt`. The entries
+        are the controller's (`controller.program.switch_job_entities`), so the benchmark measures what the
+        controller installs."""
+        from controller.plan import Child, SwitchJobPlan
+        from controller.program import switch_job_entities
+        from hostagent.protocol import FORMAT_NAMES
         from p4switch.runtime.entries import INSERT
 
-        h = self.helper
-        ports = list(range(1, n + 1))
-        writes: list[Any] = [multicast_group(job, [(p, i + 1) for i, p in enumerate(ports)])]
-        writes.append(h.table_entry(f"{ING}.admission.job", {"hdr.agg.job_id": job}, f"{ING}.admission.set_job_root",
-                                    {"job_idx": job_idx, "slot_base": slot_base, "slot_count": pool, "children": n,
-                                     "mcast_grp": job, "scale": 0, "result_fmt": result_fmt}))
-        for r, port in enumerate(ports):
-            writes.append(h.table_entry(f"{ING}.admission.agg_children", {"standard_metadata.ingress_port": port,
-                                        "hdr.agg.job_id": job, "hdr.agg.child": r}, f"{ING}.admission.admit"))
-            writes.append(h.table_entry(f"{EGR}.agg_rewrite.agg_neighbors",
-                                        {"hdr.agg.job_id": job, "standard_metadata.egress_port": port},
-                                        f"{EGR}.agg_rewrite.set_neighbor",
-                                        {"src_mac": SWITCH_MAC, "dst_mac": HOST_MAC + r, "src_addr": SWITCH_IP,
-                                         "dst_addr": HOST_IP + r, "dst_port": udp_base + r}))
-        for w in writes:
-            self.codec.write(INSERT, entity(w))
+        children = tuple(Child(port=r + 1, index=r, name=f"h{r + 1}", is_host=True, ip=_ip(HOST_IP + r),
+                               mac=_mac(HOST_MAC + r), udp_port=udp_base + r) for r in range(n))
+        plan = SwitchJobPlan(job_id=job, switch="s1", role="root", is_root=True, slot_base=slot_base,
+                             slot_count=pool, group=job, quant=FORMAT_NAMES[result_fmt], children=children,
+                             job_idx=job_idx)
+        for e in switch_job_entities(self.helper, plan, my_mac=_mac(SWITCH_MAC), my_ip=_ip(SWITCH_IP)):
+            self.codec.write(INSERT, e)
 
     def stop(self) -> None:
         self.switch.stop()

@@ -105,33 +105,11 @@ class P4inaProgram:
         return out
 
     def job_entities(self, helper: P4InfoHelper, plan: SwitchJobPlan, topo: Topology) -> list[p4runtime_pb2.Entity]:
-        """PRE group first (the job entry refers to it), then job, admission and neighbour entries."""
-        out = [_e(multicast_group(plan.group, [(c.port, c.index) for c in plan.children]))]
-        common = {"job_idx": plan.job_idx, "slot_base": plan.slot_base, "slot_count": plan.slot_count,
-                  "children": plan.fan_in, "mcast_grp": plan.group, "scale": plan.scale & 0xFF}
-        if plan.is_root:
-            action, params = SET_JOB_ROOT, {**common, "result_fmt": QUANT_MODES[plan.quant]}
-        else:
-            assert plan.parent_port is not None and plan.index_at_parent is not None
-            action, params = SET_JOB_MEMBER, {**common, "parent_port": plan.parent_port,
-                                              "my_index": plan.index_at_parent}
-        out.append(_e(helper.table_entry(JOB, {"hdr.agg.job_id": plan.job_id}, action, params)))
-        for c in plan.children:
-            out.append(_e(helper.table_entry(CHILDREN, {"standard_metadata.ingress_port": c.port,
-                                                        "hdr.agg.job_id": plan.job_id, "hdr.agg.child": c.index},
-                                             ADMIT)))
+        """One switch's share of a job, addressed from the topology (see `switch_job_entities`)."""
         my_ip, my_mac = topo.switch_address(plan.switch)
-        neighbours = [(c.port, c.mac, c.ip, c.udp_port) for c in plan.children]
-        if plan.parent is not None and plan.parent_port is not None:
-            pip, pmac = topo.switch_address(plan.parent)
-            neighbours.append((plan.parent_port, pmac, pip, AGG_PORT))
-        for port, mac, ip, udp in neighbours:
-            if not mac or not ip:
-                raise P4InfoError(f"switch {plan.switch} port {port}: the neighbour has no MAC/IP in the topology")
-            out.append(_e(helper.table_entry(
-                NEIGHBORS, {"hdr.agg.job_id": plan.job_id, "standard_metadata.egress_port": port}, SET_NEIGHBOR,
-                {"src_mac": my_mac, "dst_mac": mac, "src_addr": my_ip, "dst_addr": ip, "dst_port": udp})))
-        return out
+        parent_ip, parent_mac = topo.switch_address(plan.parent) if plan.parent is not None else ("", "")
+        return switch_job_entities(helper, plan, my_mac=my_mac, my_ip=my_ip, parent_mac=parent_mac,
+                                   parent_ip=parent_ip)
 
     # -- forwarding ---------------------------------------------------------------------------------------------
     def route_entities(self, helper: P4InfoHelper, switch: str, routes: Iterable[Route],
@@ -190,6 +168,40 @@ class P4inaProgram:
 
     def unknown_job_row(self, helper: P4InfoHelper) -> int:
         return int(helper.counters.get(AGG_PACKETS).size) - 1
+
+
+def switch_job_entities(helper: P4InfoHelper, plan: SwitchJobPlan, *, my_mac: str, my_ip: str,
+                        parent_mac: str = "", parent_ip: str = "") -> list[p4runtime_pb2.Entity]:
+    """The entities that make `plan.switch` take part in a job: PRE group first (the job entry refers to it), then
+    the job entry (root or member), one admission entry per child and one neighbour entry per child and towards the
+    parent. The one place these entries are built: the controller, the benchmarks and the test fabrics all use it,
+    so nothing measures or tests a job the controller would not install. `my_*` is the switch's own address (the
+    RESULT source), `parent_*` the parent switch's (members only)."""
+    out = [_e(multicast_group(plan.group, [(c.port, c.index) for c in plan.children]))]
+    common = {"job_idx": plan.job_idx, "slot_base": plan.slot_base, "slot_count": plan.slot_count,
+              "children": plan.fan_in, "mcast_grp": plan.group, "scale": plan.scale & 0xFF}
+    if plan.is_root:
+        action, params = SET_JOB_ROOT, {**common, "result_fmt": QUANT_MODES[plan.quant]}
+    else:
+        if plan.parent_port is None or plan.index_at_parent is None:
+            raise P4InfoError(f"switch {plan.switch}: a member of job {plan.job_id} needs its parent port and index")
+        action, params = SET_JOB_MEMBER, {**common, "parent_port": plan.parent_port,
+                                          "my_index": plan.index_at_parent}
+    out.append(_e(helper.table_entry(JOB, {"hdr.agg.job_id": plan.job_id}, action, params)))
+    for c in plan.children:
+        out.append(_e(helper.table_entry(CHILDREN, {"standard_metadata.ingress_port": c.port,
+                                                    "hdr.agg.job_id": plan.job_id, "hdr.agg.child": c.index},
+                                         ADMIT)))
+    neighbours = [(c.port, c.mac, c.ip, c.udp_port) for c in plan.children]
+    if plan.parent is not None and plan.parent_port is not None:
+        neighbours.append((plan.parent_port, parent_mac, parent_ip, AGG_PORT))
+    for port, mac, ip, udp in neighbours:
+        if not mac or not ip:
+            raise P4InfoError(f"switch {plan.switch} port {port}: the neighbour has no MAC/IP in the topology")
+        out.append(_e(helper.table_entry(
+            NEIGHBORS, {"hdr.agg.job_id": plan.job_id, "standard_metadata.egress_port": port}, SET_NEIGHBOR,
+            {"src_mac": my_mac, "dst_mac": mac, "src_addr": my_ip, "dst_addr": ip, "dst_port": udp})))
+    return out
 
 
 def pipeline_values(helper: P4InfoHelper) -> int:

@@ -163,6 +163,7 @@ class AggSwitch:
 
     def __init__(self, name: str, index: int, on_output: Callable[[str, int, bytes], None], *,
                  p4runtime: bool = False, values: int = proto.VALUES_PER_PACKET) -> None:
+        from controller.p4info import P4InfoHelper
         from p4switch.switch.core import Switch
 
         p4info, config = compiled_program(values)
@@ -170,6 +171,7 @@ class AggSwitch:
         self.mac = 0x02_00_00_00_FF_00 + index
         self.ip = 0x0A_FF_00_00 + index
         self.names = P4Names(p4info)
+        self.helper = P4InfoHelper(p4info)
         self.switch = Switch(device_id=0, seed=index)
         self.switch.add_output_callback(lambda port, frame: on_output(self.name, port, frame))
         self.switch.start()
@@ -266,35 +268,32 @@ class JobOnSwitch:
 
 
 def install_job(sw: AggSwitch, job: JobOnSwitch) -> None:
-    common = {
-        "job_idx": job.job_idx,
-        "slot_base": job.slot_base,
-        "slot_count": job.slot_count,
-        "children": len(job.children),
-        "mcast_grp": job.mcast_grp,
-        "scale": job.scale & 0xFF,
-    }
-    if job.parent is None:
-        sw.add_entry(f"{ING}.admission.job", {"hdr.agg.job_id": job.job_id}, f"{ING}.admission.set_job_root",
-                     result_fmt=job.result_fmt, **common)
-    else:
-        port, my_index, parent = job.parent
-        sw.add_entry(f"{ING}.admission.job", {"hdr.agg.job_id": job.job_id}, f"{ING}.admission.set_job_member",
-                     parent_port=port, my_index=my_index, **common)
-        _neighbor(sw, job.job_id, port, parent)
-    for port, (child, who) in job.children.items():
-        sw.add_entry(f"{ING}.admission.agg_children",
-                     {"standard_metadata.ingress_port": port, "hdr.agg.job_id": job.job_id, "hdr.agg.child": child},
-                     f"{ING}.admission.admit")
-        _neighbor(sw, job.job_id, port, who)
-    sw.add_group(job.mcast_grp, sorted(job.children))
+    """Writes the job's entries as the controller would: `job` becomes a `SwitchJobPlan` and the entities come
+    from the controller's own builder (`controller.program.switch_job_entities`), so the tests exercise the
+    entries the controller installs; what the tests expect (sums, frames) stays computed here."""
+    from controller.plan import AGG_PORT, Child, SwitchJobPlan
+    from controller.program import switch_job_entities
 
-
-def _neighbor(sw: AggSwitch, job_id: int, port: int, who: Neighbor) -> None:
-    sw.add_entry(f"{EGR}.agg_rewrite.agg_neighbors",
-                 {"hdr.agg.job_id": job_id, "standard_metadata.egress_port": port},
-                 f"{EGR}.agg_rewrite.set_neighbor",
-                 src_mac=sw.mac, dst_mac=who.mac, src_addr=sw.ip, dst_addr=who.ip, dst_port=who.udp_port)
+    # the builder uses a child's port, index and address; name and is_host only label it
+    children = tuple(Child(port=port, index=index, name=f"{sw.name}-port{port}", is_host=False, ip=ip_str(who.ip),
+                           mac=mac_str(who.mac), udp_port=who.udp_port)
+                     for port, (index, who) in sorted(job.children.items()))
+    parent_port: int | None = None
+    index_at_parent: int | None = None
+    parent_mac = parent_ip = parent_name = ""
+    if job.parent is not None:
+        parent_port, index_at_parent, parent = job.parent
+        if parent.udp_port != AGG_PORT:
+            raise ValueError(f"{sw.name}: a parent switch listens on AGG_PORT, not {parent.udp_port}")
+        parent_mac, parent_ip, parent_name = mac_str(parent.mac), ip_str(parent.ip), ip_str(parent.ip)
+    plan = SwitchJobPlan(job_id=job.job_id, switch=sw.name, role="root" if job.parent is None else "inner",
+                         is_root=job.parent is None, slot_base=job.slot_base, slot_count=job.slot_count,
+                         group=job.mcast_grp, quant=proto.FORMAT_NAMES[job.result_fmt], children=children,
+                         job_idx=job.job_idx, scale=job.scale, parent=parent_name or None, parent_port=parent_port,
+                         index_at_parent=index_at_parent)
+    for entity in switch_job_entities(sw.helper, plan, my_mac=mac_str(sw.mac), my_ip=ip_str(sw.ip),
+                                      parent_mac=parent_mac, parent_ip=parent_ip):
+        sw.insert(entity)
 
 
 # ------------------------------------------------------------------------------------------------- workers
