@@ -269,10 +269,25 @@ def _job_replace(args: argparse.Namespace, app: ControllerApp) -> Any:
         data = _job_summary(rec)
         data.update(dead=moved["dead"], spare=moved["spare"], rank=moved["rank"], same_switch=moved["same_switch"],
                     replace_ms=ms, workers=rec.workers, ranks=rec.ranks)
+        data["cells"] = _spare_cells(s, rec, moved["spare"]) if moved["same_switch"] else None
         data["text"] = (f"job {rec.job_id}: rank {moved['rank']} moved from {moved['dead']} to {moved['spare']} "
                         f"({'same switch, child index kept' if moved['same_switch'] else 'tree changed'}) "
                         f"in {ms} ms\n" + _workers_table(rec))
         return data
+
+
+def _spare_cells(s: Any, rec: JobRecord, spare: str) -> list[list[list[int]]] | None:
+    """The job's cells on the spare's switch as seen by its (the dead worker's) child index, read after the entries
+    moved (the dead worker's packets are no longer admitted), for the spare's resume points (controller/standby.py).
+    None where registers cannot be read over P4Runtime (BMv2)."""
+    from controller.standby import read_cells
+
+    w = next(w for w in rec.workers if w["host"] == spare)
+    g = rec.grants[w["switch"]]
+    out = s.fabric.run(lambda c: read_cells(c, s.helper, g.slot_base, g.slot_count, w["child_index"]), [w["switch"]])
+    if out.errors:
+        return None
+    return [[c.as_list() for c in pair] for pair in out.results[w["switch"]]]
 
 
 def _job_delete(args: argparse.Namespace, app: ControllerApp) -> Any:

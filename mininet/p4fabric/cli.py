@@ -47,6 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--kill-switch", action="append", default=[], metavar="S@T", help="SIGKILL switch S at T")
     run.add_argument("--bitflip", action="append", default=[], metavar="S@T",
                      help="flip a bit of one aggregation register cell of switch S at T")
+    run.add_argument("--kill-worker", action="append", default=[], metavar="H@T",
+                     help="SIGKILL the worker on host H at T; its rank moves to a spare (--spare)")
+    run.add_argument("--spare", action="append", default=[], metavar="H[,H]",
+                     help="hot-standby hosts for --kill-worker (never run a worker; default: the first host "
+                          "not used as a worker)")
     run.add_argument("--cli", action="store_true", help="drop into Mininet's CLI with the fabric up, after the run")
     run.add_argument("--clean", action="store_true",
                      help="remove leftovers of crashed runs (only what p4ina recorded) and exit")
@@ -109,7 +114,7 @@ def main_run(args: argparse.Namespace) -> int:
 
     try:
         plan = build_plan(loss=args.loss, dup=args.dup, link_down=args.link_down, link_up=args.link_up,
-                          kill_switch=args.kill_switch, bitflip=args.bitflip)
+                          kill_switch=args.kill_switch, bitflip=args.bitflip, kill_worker=args.kill_worker)
     except FabricError as exc:
         return _fail(exc)
     return _run(args, topo=args.topo, modes=tuple(args.mode or ("innet",)), plan=plan, as_json=args.json,
@@ -166,7 +171,8 @@ def run_options(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], 
                       seed=args.seed, bw=args.bw, faults=plan, program=args.program or DEFAULT_PROGRAM,
                       pcap=args.pcap, verbose=args.verbose, cli=cli, step_timeout=args.step_timeout,
                       retx_timeout=args.retx_timeout, retx_min=args.retx_min, show_progress=True, tls=args.tls,
-                      priority_queues=args.priority_queues, uplinks=args.uplinks, values=args.values)
+                      priority_queues=args.priority_queues, uplinks=args.uplinks, values=args.values,
+                      spares=tuple(h for item in getattr(args, "spare", []) for h in item.split(",") if h))
 
 
 def clean(*, force: bool, as_json: bool) -> int:

@@ -1,5 +1,6 @@
 """Fault injection for `p4ina run`: link impairments for the whole run (`--loss`, `--dup`) and timed events
-(`--link-down A-B@T`, `--kill-switch S@T`, `--bitflip S@T`), T in seconds after the job starts.
+(`--link-down A-B@T`, `--kill-switch S@T`, `--bitflip S@T`, `--kill-worker H@T`), T in seconds after the job
+starts.
 
 Parsing is separate from acting: `parse_*` turn options into a `FaultPlan`; `FaultInjector` runs the plan's events on
 a timer thread against callbacks the runner supplies, and records what happened for the report.
@@ -21,7 +22,8 @@ _TIME = r"(?P<t>[0-9]+(?:\.[0-9]*)?)s?"
 
 @dataclass(frozen=True, order=True)
 class FaultEvent:
-    """One timed fault. `kind`: link-down, link-up, kill-switch or bitflip; `target`: a switch name or (a, b)."""
+    """One timed fault. `kind`: link-down, link-up, kill-switch, bitflip or kill-worker; `target`: a switch or host
+    name, or (a, b)."""
 
     at: float
     kind: str
@@ -81,30 +83,39 @@ def parse_link_event(spec: str, kind: str = "link-down") -> FaultEvent:
 
 
 def parse_switch_event(spec: str, kind: str) -> FaultEvent:
-    """`S@T`: switch S at T seconds."""
+    """`S@T`: switch S (or, for kill-worker, the worker on host S) at T seconds."""
     match = re.fullmatch(rf"\s*(?P<s>[\w.]+)@{_TIME}\s*", spec)
     if not match:
-        raise FaultSpecError(f"--{kind} {spec!r}: expected SWITCH@SECONDS, e.g. spine1@1.5")
+        example = "HOST@SECONDS, e.g. h2@1.5" if kind == "kill-worker" else "SWITCH@SECONDS, e.g. spine1@1.5"
+        raise FaultSpecError(f"--{kind} {spec!r}: expected {example}")
     return FaultEvent(float(match["t"]), kind, (match["s"],))
 
 
 def build_plan(*, loss: str | None = None, dup: str | None = None, link_down: Sequence[str] = (),
-               link_up: Sequence[str] = (), kill_switch: Sequence[str] = (), bitflip: Sequence[str] = ()) -> FaultPlan:
+               link_up: Sequence[str] = (), kill_switch: Sequence[str] = (), bitflip: Sequence[str] = (),
+               kill_worker: Sequence[str] = ()) -> FaultPlan:
     plan = FaultPlan(loss_percent=parse_percent(loss, "--loss"), dup_percent=parse_percent(dup, "--dup"))
     plan.events += [parse_link_event(s, "link-down") for s in link_down]
     plan.events += [parse_link_event(s, "link-up") for s in link_up]
     plan.events += [parse_switch_event(s, "kill-switch") for s in kill_switch]
     plan.events += [parse_switch_event(s, "bitflip") for s in bitflip]
+    plan.events += [parse_switch_event(s, "kill-worker") for s in kill_worker]
+    if len({e.target for e in plan.events if e.kind == "kill-worker"}) < len(kill_worker):
+        raise FaultSpecError("--kill-worker names a host twice")
     plan.events.sort()
     return plan
 
 
-def validate_plan(plan: FaultPlan, switches: Sequence[str], links: Sequence[tuple[str, str]]) -> None:
+def validate_plan(plan: FaultPlan, switches: Sequence[str], links: Sequence[tuple[str, str]],
+                  hosts: Sequence[str] = ()) -> None:
     """Fail early (before building anything) when a fault names a node or link the topology does not have."""
     known = set(switches)
     pairs = {frozenset(link) for link in links}
     for event in plan.events:
-        if event.kind in ("link-down", "link-up"):
+        if event.kind == "kill-worker":
+            if event.target[0] not in hosts:
+                raise FaultSpecError(f"--kill-worker: no host {event.target[0]!r} in this topology")
+        elif event.kind in ("link-down", "link-up"):
             if frozenset(event.target) not in pairs:
                 raise FaultSpecError(f"--{event.kind}: no link {'-'.join(event.target)} in this topology")
         elif event.target[0] not in known:

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hostagent.protocol import AGG_PORT
+from p4fabric.spare import Resume, restore, write_checkpoint
 
 VALUE_RANGE = 1000
 RING_PORT = 47000
@@ -86,27 +87,45 @@ def check(result: npt.NDArray[Any], expected: npt.NDArray[np.float32],
 
 
 def run_steps(allreduce: Any, args: argparse.Namespace, out: Output,
-              bound: Callable[[], Bound | None] = lambda: None) -> dict[str, Any]:
+              bound: Callable[[], Bound | None] = lambda: None, *, before: Callable[[int], None] | None = None,
+              first_call: int = 0, skipped: Callable[[int], npt.NDArray[np.bool_] | None] = lambda c: None
+              ) -> dict[str, Any]:
     """Warm-up (also a barrier: nobody finishes it before everybody started), then the timed steps.
 
-    `bound()` is asked after each step (a quantized step's bound depends on the exponent that step used)."""
-    allreduce(tensor(args.seed, args.rank, -1 & 0xFFFF, 64))
+    `bound()` is asked after each step (a quantized step's bound depends on the exponent that step used). Calls are
+    numbered 0 (the warm-up), k + 1 (step k): `before(call)` runs first (a checkpoint), `first_call` is where a
+    spare takes over a dead rank, and `skipped(call)` marks elements a spare did not receive (checked: the rest)."""
+    if first_call == 0:
+        if before is not None:
+            before(0)
+        allreduce(tensor(args.seed, args.rank, -1 & 0xFFFF, 64))
     seconds: list[float] = []
     final = {"exact": True, "within_bound": True, "max_abs_error": 0.0, "error_bound": 0.0}
-    for step in range(args.count):
+    for step in range(max(first_call - 1, 0), args.count):
+        if before is not None:
+            before(step + 1)
         data = tensor(args.seed, args.rank, step, args.size)
         start = time.perf_counter()
         result = allreduce(data)
         elapsed = time.perf_counter() - start
+        finished = time.time()
         seconds.append(elapsed)
         expected = reference(args.seed, args.world, step, args.size)
         limit = bound()
-        verdict = check(result, expected, limit(expected) if limit is not None else None)
+        per_element = limit(expected) if limit is not None else None
+        extra: dict[str, Any] = {}
+        mask = skipped(step + 1)
+        if mask is not None:
+            keep = ~mask
+            result, expected = result[keep], expected[keep]
+            per_element = per_element[keep] if per_element is not None else None
+            extra = {"resumed": True, "skipped": int(mask.sum())}
+        verdict = check(result, expected, per_element)
         final["exact"] = final["exact"] and verdict["exact"]
         final["within_bound"] = final["within_bound"] and verdict["within_bound"]
         final["max_abs_error"] = max(final["max_abs_error"], verdict["max_abs_error"])
         final["error_bound"] = max(final["error_bound"], verdict["error_bound"])
-        out.write({"step": step, "seconds": elapsed, **verdict})
+        out.write({"step": step, "seconds": elapsed, "t": finished, **verdict, **extra})
     return {"step_seconds": seconds, **final}
 
 
@@ -135,10 +154,31 @@ def run_innet(args: argparse.Namespace, out: Output) -> dict[str, Any]:
                     pool_size=args.pool, fmt=args.fmt, endpoints=endpoints, timeout=args.timeout,
                     max_retries=args.max_retries, scale_exp=args.scale, min_timeout=args.min_timeout,
                     values_per_packet=args.values, job_values=args.job_values)
+    call = worker.allreduce if args.exponent is None else (lambda a: worker.allreduce(a, exponent=args.exponent))
+    before = None
+    if args.checkpoint is not None:
+        checkpoint: Path = args.checkpoint
+        before = lambda c: write_checkpoint(checkpoint, c, worker)  # noqa: E731
+    first_call = 0
+    skipped: Callable[[int], npt.NDArray[np.bool_] | None] = lambda c: None  # noqa: E731
+    resume = None
+    if args.resume is not None:
+        if args.exponent is None:
+            raise ValueError("a spare needs the run's fixed --exponent (every call one exchange)")
+        # no checkpoint: the dead rank died before its first call, so it sent nothing; start from the beginning
+        state: dict[str, Any] = json.loads(args.resume.read_text()) if args.resume.exists() else {
+            "call": 0, "step": 0, "bits": [0] * args.pool}
+        restore(worker, state)
+        resume = Resume(worker, json.loads(args.cells.read_text()), timeout=args.timeout)
+        first_call = int(state["call"])
+        skipped = lambda c: resume.skipped_elements(args.size) if c == first_call and c > 0 else None  # noqa: E731
     try:
-        result = run_steps(worker.allreduce, args, out, lambda: innet_bound(worker, args.fmt, args.world))
+        result = run_steps(call, args, out, lambda: innet_bound(worker, args.fmt, args.world), before=before,
+                           first_call=first_call, skipped=skipped)
     finally:
         transport.close()
+    if resume is not None:
+        result["resumed"] = {"call": first_call, "skipped_chunks": len(resume.skipped), "resends": resume.resends}
     result["stats"] = worker.stats.as_dict()
     result["fmt"] = args.fmt
     return result
@@ -205,6 +245,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--min-timeout", type=float, default=0.01,
                         help="floor of the adaptive retransmission timeout (s)")
     parser.add_argument("--max-retries", type=int, default=200)
+    parser.add_argument("--exponent", type=int, default=None,
+                        help="innet: a fixed shared exponent (every call one exchange; runs with spares)")
+    parser.add_argument("--checkpoint", type=Path, default=None,
+                        help="innet: write the protocol state here before each call (a spare restores it)")
+    parser.add_argument("--resume", type=Path, default=None,
+                        help="innet, a spare: the dead rank's checkpoint to continue from")
+    parser.add_argument("--cells", type=Path, default=None,
+                        help="innet, a spare: the dead worker's cells on its switch (p4ina ctl job replace)")
     parser.add_argument("--peers", default="", help="ring: every rank's IPv4 address, in rank order")
     parser.add_argument("--ring-timeout", type=float, default=120.0, help="ring and gloo: give up after (s)")
     parser.add_argument("--master", default="", help="gloo: rank 0's IPv4 address (its TCP store)")

@@ -215,6 +215,11 @@ def print_summary(report: RunReport) -> None:
         mark = "[green]ok[/green]" if record["ok"] else "[red]failed[/red]"
         console.print(f"fault {record['kind']} {'-'.join(record['target'])} at {record['fired_at']:.2f} s: "
                       f"{mark} {record['outcome']}")
+    for rep in report.faults.get("replacements", []):
+        first = rep.get("first_exact_ms")
+        console.print(f"worker replaced: {rep['dead']} -> {rep['spare']} (rank {rep['rank']}): first exact result "
+                      f"{'never' if first is None else f'{first:.0f} ms'} after the kill; steps after it "
+                      f"{'all exact' if rep.get('all_exact_after') else '[red]NOT all exact[/red]'}")
     for error in report.errors:
         console.print(f"[red]error:[/red] {error}")
     if not report.correct:

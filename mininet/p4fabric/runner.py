@@ -22,6 +22,7 @@ from p4fabric.control import FabricController, JobInfo
 from p4fabric.exceptions import FabricError, RunError
 from p4fabric.fabric import Fabric
 from p4fabric.faults import FaultEvent, FaultInjector, FaultPlan, validate_plan
+from p4fabric.replace import WorkerReplacer, default_spares, fixed_exponent
 from p4fabric.report import RunReport, WorkerResult, plot, summarise, write_json
 from p4fabric.topos import FabricTopo, parse_topo_spec
 from p4ina.targets import CompiledProgram, Target, TargetError, get_target
@@ -42,6 +43,7 @@ JUMBO_MTU = 9000
 BITFLIP_BIT = 20
 AGG_REGISTERS = "P4inaIngress.aggregation"  # docs/p4-program.md, Registers
 FAILED_RANK_GRACE = 10.0  # seconds the other ranks get to finish after one rank failed
+SPARE_RUN_RETRIES = 2000  # a rank waiting for a dead one's replacement retransmits until the spare joins
 
 
 @dataclass
@@ -84,6 +86,8 @@ class RunOptions:
     #: Values per aggregation packet the program is compiled for (`-D AGG_VALUES=N`; None: the target's default,
     #: `DEFAULT_VALUES`). Every link's MTU follows (jumbo frames when an int32 packet exceeds 1500 bytes of IP).
     values: int | None = None
+    #: Hot-standby hosts for `--kill-worker` (default: the first host not used as a worker); never run a worker.
+    spares: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.fmts:
@@ -158,6 +162,8 @@ class Runner:
         self.values = 64  # values per packet of the compiled pipeline (set by `run` from its P4Info)
         self.target: Target | None = None
         self.hooks = ExitHooks()
+        self.spares: list[str] = []  # hot-standby hosts of a --kill-worker run
+        self.replacer: WorkerReplacer | None = None  # the current mode's, when it has a kill-worker fault
 
     # -- the whole run --
 
@@ -165,8 +171,10 @@ class Runner:
         opts = self.opts
         self.target = get_target(opts.target)
         topo = parse_topo_spec(opts.topo, lopts=self._link_options())
-        validate_plan(opts.faults, topo.switches(), [(a, b) for a, b in topo.links()])
+        validate_plan(opts.faults, topo.switches(), [(a, b) for a, b in topo.links()], hosts=topo.hosts())
         workers = self._worker_hosts(topo)
+        if any(e.kind == "kill-worker" for e in opts.faults.events):
+            self.spares = default_spares(self._all_hosts(topo), workers, opts.spares)
         opts.out.mkdir(parents=True, exist_ok=True)
         report = RunReport(topology=topo.title, target=self.target.name, size=opts.size, count=opts.count,
                            workers=workers, out_dir=str(opts.out), faults={"plan": opts.faults.as_dict()})
@@ -220,8 +228,11 @@ class Runner:
             lopts["bw"] = self.opts.bw
         return lopts
 
+    def _all_hosts(self, topo: FabricTopo) -> list[str]:
+        return sorted(topo.hosts(), key=lambda h: int(h[1:]) if h[1:].isdigit() else h)
+
     def _worker_hosts(self, topo: FabricTopo) -> list[str]:
-        hosts = sorted(topo.hosts(), key=lambda h: int(h[1:]) if h[1:].isdigit() else h)
+        hosts = [h for h in self._all_hosts(topo) if h not in self.opts.spares]
         if self.opts.workers is not None:
             if self.opts.workers > len(hosts):
                 raise RunError(f"--workers {self.opts.workers}: the topology has only {len(hosts)} hosts")
@@ -305,6 +316,7 @@ class Runner:
                                             log_file=opts.out / "logs" / f"{run.tag}-{host}.log", cwd=REPO)
         injector = None
         if faults and opts.faults.events:
+            self.replacer = WorkerReplacer(self, run, workers, self.spares, procs, outputs) if self.spares else None
             injector = FaultInjector(opts.faults.events, self._fault_actions()).start()
         self.log(f"{name}: {len(workers)} workers, {opts.size:,} floats x {opts.count} steps")
         try:
@@ -320,7 +332,11 @@ class Runner:
         after = self._link_counters()
         for link, count in after.items():
             report.link_bytes.setdefault(link, {})[name] = count - before.get(link, 0)
-        results = [self._read_result(run, rank, host, outputs[host]) for rank, host in enumerate(workers)]
+        replacer, self.replacer = self.replacer, None
+        hosts = [replacer.host_of(h) if replacer is not None else h for h in workers]
+        results = [self._read_result(run, rank, hosts[rank], outputs[host]) for rank, host in enumerate(workers)]
+        if replacer is not None:
+            report.faults.update(replacer.finish())
         report.worker_results += results
         report.modes.append(summarise(name, results, opts.size, opts.count, fmt=run.fmt))
 
@@ -337,6 +353,10 @@ class Runner:
             return [*argv, "--master", peers[0], "--ifname", node.defaultIntf().name]
         info = self.job.worker(host)
         switch_ip, switch_mac = self.ctl.switch_address(info["switch"])
+        if self.spares:  # a run with spares: checkpoints, and the fixed exponent a spare can continue with
+            argv += ["--exponent", str(fixed_exponent()), "--checkpoint",
+                     str(opts.out / "workers" / f"{run.tag}-{host}.ckpt.json"),
+                     "--max-retries", str(SPARE_RUN_RETRIES)]
         return [*argv, "--mac", node.MAC(), "--job", str(self.job.job_id), "--child", str(info["child_index"]),
                 "--pool", str(self.job.slots), "--fmt", run.fmt, "--switch-ip", switch_ip,
                 "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}",
@@ -359,12 +379,14 @@ class Runner:
             task = progress_cm.add_task(f"{name} steps", total=total)
         failed_at: float | None = None
         try:
-            while any(p.poll() is None for p in procs.values()):
+            while any(p.poll() is None for p in list(procs.values())):
                 if progress_cm is not None and task is not None:
                     progress_cm.update(task, completed=sum(_steps_done(o) for o in outputs.values()))
                 if time.monotonic() > deadline:
                     raise RunError(f"{name}: workers did not finish within {opts.step_timeout:g} s per step")
-                if failed_at is None and any(p.poll() not in (None, 0) for p in procs.values()):
+                expected = self.replacer.replacing if self.replacer is not None else set()
+                if failed_at is None and any(p.poll() not in (None, 0) and h not in expected
+                                             for h, p in list(procs.items())):
                     failed_at = time.monotonic()  # a collective cannot finish without one of its ranks
                 if failed_at is not None and time.monotonic() - failed_at > FAILED_RANK_GRACE:
                     break  # the others are stopped by the caller; their results say they did not finish
@@ -417,7 +439,12 @@ class Runner:
 
     def _fault_actions(self) -> dict[str, Callable[[FaultEvent], str]]:
         return {"link-down": self._link_down, "link-up": self._link_up, "kill-switch": self._kill_switch,
-                "bitflip": self._bitflip}
+                "bitflip": self._bitflip, "kill-worker": self._kill_worker}
+
+    def _kill_worker(self, event: FaultEvent) -> str:
+        if self.replacer is None:
+            raise RunError("--kill-worker hits the last in-network mode, which has no spare")
+        return self.replacer.kill(event)
 
     def _link_down(self, event: FaultEvent) -> str:
         assert self.fabric is not None and self.ctl is not None
