@@ -334,8 +334,8 @@ class Model:
 
     def _table_entry(self, kind: int, te: p4runtime_pb2.TableEntry) -> None:
         table = self.schema.tables.get(te.table_id)
-        if table is None:
-            raise Refused({INVALID, NOT_FOUND}, f"unknown table id {te.table_id}")
+        if table is None:  # the transcript: BMv2 answers INVALID_ARGUMENT
+            raise Refused({INVALID}, f"unknown table id {te.table_id}")
         if te.is_default_action:
             self._default(kind, table, te)
             return
