@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,24 @@ BMV2_BINARIES = ("p4c-bm2-ss", "simple_switch_grpc")
 
 _bmv2_items: set[str] = set()
 _bad_skips: list[str] = []
+
+
+_pipeline_cache: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The switches' on-disk pipeline cache (p4switch/pipeline_cache.py) goes to a folder of this run, inherited by
+    every switch process the tests start, and removed at the end: tests leave nothing in the user's cache."""
+    global _pipeline_cache
+    if "P4INA_PIPELINE_CACHE" not in os.environ:
+        _pipeline_cache = tempfile.mkdtemp(prefix="p4ina-test-pipelines-")
+        os.environ["P4INA_PIPELINE_CACHE"] = _pipeline_cache
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _pipeline_cache is not None:
+        shutil.rmtree(_pipeline_cache, ignore_errors=True)
+        os.environ.pop("P4INA_PIPELINE_CACHE", None)
 
 
 def bmv2_missing() -> list[str]:
