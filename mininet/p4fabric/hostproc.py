@@ -261,7 +261,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def standby(go: Path, poll: float = 0.002) -> int:
+    """A hot-standby spare: everything a worker imports is loaded, then it waits to be told its rank. The runner
+    writes the worker's whole argument list (rank, child index, the dead rank's checkpoint and cells) to `go`."""
+    import hostagent.codec
+    import hostagent.transport
+    import hostagent.worker  # noqa: F401 - loaded now, not after the replacement
+
+    while not go.exists():
+        time.sleep(poll)
+    return main(json.loads(go.read_text()))
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["standby"]:
+        if len(argv) != 2:
+            print("usage: python -m p4fabric.hostproc standby GO_FILE", file=sys.stderr)
+            return 2
+        return standby(Path(argv[1]))
     args = parse_args(argv)
     if args.mode == "gloo" and not args.master:
         print("p4fabric.hostproc: error: gloo needs --master (rank 0's address)", file=sys.stderr)

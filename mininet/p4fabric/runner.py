@@ -329,6 +329,8 @@ class Runner:
                 proc.log_handle.close()
             if injector is not None:
                 report.faults["fired"] = [r.as_dict() for r in injector.stop()]
+            if self.replacer is not None:
+                self.replacer.stop_standby()
         after = self._link_counters()
         for link, count in after.items():
             report.link_bytes.setdefault(link, {})[name] = count - before.get(link, 0)
