@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from controller.exceptions import TopologyError
-from controller.topologies import BUILDERS, dragonfly, fat_tree, leaf_spine, torus2d
+from controller.topologies import BUILDERS, dragonfly, fat_tree, leaf_spine, torus
 from controller.topology import Topology
 
 
@@ -30,7 +30,7 @@ def test_shapes() -> None:
     assert (len(ls.switches), len(ls.hosts), len(ls.links)) == (6, 8, 8)
     df = dragonfly(5, 2, 2)
     assert len(df.links) == 5 * 1 + 10  # one local link per group, one global per group pair
-    tor = torus2d(4, 4)
+    tor = torus(4, 4)
     assert all(tor.graph(include_hosts=False).degree(s) == 4 for s in tor.switches)
 
 

@@ -8,7 +8,7 @@ import networkx as nx
 import pytest
 
 from controller.exceptions import TreeError
-from controller.topologies import dragonfly, fat_tree, leaf_spine, torus2d
+from controller.topologies import dragonfly, fat_tree, leaf_spine, torus
 from controller.topology import Topology
 from controller.trees import ReductionTree, compute_tree, link_load, min_depth
 
@@ -38,7 +38,7 @@ CASES = [
     ("fat-tree across pods", fat_tree(4), ["h1", "h5", "h9", "h13"], 3),
     ("fat-tree one pod", fat_tree(4), ["h1", "h3"], 2),
     ("dragonfly", dragonfly(5, 2, 2), ["h1", "h5", "h9", "h13"], None),
-    ("torus", torus2d(4, 4, 1), ["h1", "h3", "h9", "h11"], None),
+    ("torus", torus(4, 4, hosts_per_switch=1), ["h1", "h3", "h9", "h11"], None),
 ]
 
 
@@ -65,7 +65,7 @@ def test_min_depth_is_a_true_lower_bound_on_every_root() -> None:
 
 
 def test_roots_follow_the_fabric() -> None:
-    assert leaf_spine().switches[compute_tree(leaf_spine(), ["h1", "h3"]).root].role == "spine"
+    assert leaf_spine(4, 2, 2).switches[compute_tree(leaf_spine(4, 2, 2), ["h1", "h3"]).root].role == "spine"
     ft = fat_tree(4)
     assert ft.switches[compute_tree(ft, ["h1", "h5"]).root].role == "core"
     assert ft.switches[compute_tree(ft, ["h1", "h3"]).root].role == "agg"
@@ -77,7 +77,7 @@ def test_roots_follow_the_fabric() -> None:
     (fat_tree(4), ["h1", "h5", "h9", "h13"], ["h2", "h6", "h10", "h14"]),
     (fat_tree(4), ["h1", "h3"], ["h2", "h4"]),
     (dragonfly(5, 2, 2), ["h1", "h5"], ["h3", "h7"]),
-    (torus2d(4, 4, 2), ["h1", "h5"], ["h2", "h6"]),  # same two switches: around the ring both ways
+    (torus(4, 4, hosts_per_switch=2), ["h1", "h5"], ["h2", "h6"]),  # same two switches: around the ring both ways
 ], ids=["leaf-spine", "fat-tree-pods", "fat-tree-pod", "dragonfly", "torus"])
 def test_two_concurrent_jobs_share_no_link(topo: Topology, a: list[str], b: list[str]) -> None:
     first = compute_tree(topo, a)
@@ -135,7 +135,7 @@ def test_drawing_shows_every_node() -> None:
 
 
 def test_tree_dict_round_trip() -> None:
-    tree = compute_tree(dragonfly(), ["h1", "h9"])
+    tree = compute_tree(dragonfly(5, 2, 2), ["h1", "h9"])
     again = ReductionTree.from_dict(tree.to_dict())
     assert again == tree
 
