@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hostagent.exceptions import NoRouteError
+from hostagent.protocol import AGG_PORT
 from pktio import mmsg
 from pktio.mmsg import MmsgReceiver, MmsgSender
 from pktio.ring import RxRing
@@ -92,7 +93,7 @@ class UdpTransport(Transport):
     """Through the kernel's UDP stack: DATA goes to `switch_addr`:`agg_port` from `local_port`, where RESULTs
     come back (the worker's `Endpoints.udp_port`)."""
 
-    def __init__(self, switch_addr: str, *, local_port: int, bind_addr: str = "0.0.0.0", agg_port: int = 0xBEE0,
+    def __init__(self, switch_addr: str, *, local_port: int, bind_addr: str = "0.0.0.0", agg_port: int = AGG_PORT,
                  batched: bool = True) -> None:
         self.dest = (switch_addr, agg_port)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
