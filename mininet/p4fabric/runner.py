@@ -173,7 +173,7 @@ class Runner:
         topo = parse_topo_spec(opts.topo, lopts=self._link_options())
         validate_plan(opts.faults, topo.switches(), [(a, b) for a, b in topo.links()], hosts=topo.hosts())
         workers = self._worker_hosts(topo)
-        if any(e.kind == "kill-worker" for e in opts.faults.events):
+        if opts.spares or any(e.kind == "kill-worker" for e in opts.faults.events):
             self.spares = default_spares(self._all_hosts(topo), workers, opts.spares)
         opts.out.mkdir(parents=True, exist_ok=True)
         report = RunReport(topology=topo.title, target=self.target.name, size=opts.size, count=opts.count,
@@ -455,6 +455,11 @@ class Runner:
         if self.fabric.topo.isSwitch(a) and self.fabric.topo.isSwitch(b):
             # P4Runtime has no port-status notification: the emulation tells the controller, as an operator would
             return f"link {a}-{b} down; controller: {self.ctl.link(a, b, up=False)}"
+        host = b if self.fabric.topo.isSwitch(a) else a
+        if self.replacer is not None and host in self.replacer.procs:
+            # the emulation tells the scheduler, as the switch's port-down would: the cut-off worker is fenced
+            # (killed: it must not come back as a second rank 0) and its rank moves to a spare
+            return f"link {a}-{b} down; " + self.replacer.kill(FaultEvent(event.at, "kill-worker", (host,)))
         return f"link {a}-{b} down (a host link: its worker is cut off)"
 
     def _link_up(self, event: FaultEvent) -> str:
