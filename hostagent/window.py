@@ -286,9 +286,10 @@ class SlotWindow:
         With fast recovery, the first retransmission timer to expire after a RESULT sends one probe, the most
         recently sent chunk, and rearms the others (RACK-TLP's tail loss probe): if the tail was lost the probe
         recovers it, and its RESULT shows any earlier loss to RACK; if the path only stalled, one packet was resent,
-        not the whole window. A timer expiring again with no RESULT since resends every expired chunk with a
-        longer timeout (raises after `max_retries` for a chunk), halves the congestion window and backs the RTO
-        off. Then new chunks if the window has room."""
+        not the whole window. A timer expiring again with no RESULT since is a full timeout: the oldest expired
+        chunk is resent with a longer timeout (every expired chunk without fast recovery; raises after
+        `max_retries` for a chunk), the congestion window halves and the RTO backs off. Then new chunks if the
+        window has room."""
         now = self.clock()
         overtaken: list[tuple[int, _Outstanding]] = []
         timed_out: list[tuple[int, _Outstanding]] = []
@@ -306,6 +307,12 @@ class SlotWindow:
             due.append(self._resend(slot, self._slots[slot], now))
             self.probes += 1
             return due + self._fill()
+        if timed_out and self.fast_recovery:
+            # As TCP after a timeout: resend the oldest chunk only and rearm the others. If the path only stalled,
+            # their RESULTs come; if they were lost, the oldest one's RESULT shows it (RACK), one round trip later.
+            for _slot, out in timed_out[1:]:
+                out.deadline = now + out.timeout
+            timed_out = timed_out[:1]
         for slot, out in timed_out:
             if out.retries >= self.max_retries:
                 raise AllReduceTimeoutError(self.job, self.rank, self.max_retries, self.missing(), self.n_chunks)

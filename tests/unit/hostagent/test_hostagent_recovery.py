@@ -83,12 +83,19 @@ def test_a_lost_tail_has_nothing_after_it_and_falls_back_to_a_probe_then_the_tim
     assert [s.seq for s in w.complete(3, 3, 0)] == [1, 2]
     assert w.fast_retransmissions == 2
     clock.t = 0.4
-    # both lost again and nothing answers: a probe first, then a full timeout for every expired chunk
+    # both lost again and nothing answers: a probe first (the newest, 2), then a full timeout resends the oldest
     assert [s.seq for s in w.expired()] == [2]
     clock.t = 0.8
-    assert sorted(s.seq for s in w.expired()) == [1, 2]
-    assert (w.probes, w.timer_retransmissions) == (2, 2)
+    assert [s.seq for s in w.expired()] == [1]
+    assert (w.probes, w.timer_retransmissions) == (2, 1)
     assert cw.window == 1 and rtt.rto == pytest.approx(0.2)  # halved by the RACK loss, then by the timeout
+    clock.t = 0.85
+    # chunk 1's RESULT may answer its first send, which came before chunk 2's probe: nothing is overtaken
+    assert w.complete(1, 1, 0) == []
+    clock.t = 2.0
+    # a RESULT came since the last probe: chunk 2's timer sends a probe again, not a full timeout
+    assert [s.seq for s in w.expired()] == [2]
+    assert (w.probes, w.timer_retransmissions, w.fast_retransmissions) == (3, 1, 2)
 
 
 def test_a_chunk_lost_again_after_its_fast_resend_is_found_by_the_next_later_result() -> None:
