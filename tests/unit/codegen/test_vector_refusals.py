@@ -130,3 +130,15 @@ def test_a_flag_set_to_different_values_by_two_statements() -> None:
     log = refused("action a() { " + lanes(
         "{ if (h.vals.v{n} == 0) { m.ovf = 1; } if (h.vals.v{n} == 1) { m.ovf = 0; } }", L) + " }", "a();")
     assert len(log) == 1 and "more than one statement of the lane" in log[0][1]
+
+
+def test_a_header_with_a_varbit_field() -> None:
+    """The numpy run codecs assume fixed offsets: a header with a varbit field keeps its scalar layout."""
+    decls = "header vb_t { " + fields(32, L) + " varbit<64> opt; } struct headers_t { vb_t vb; }"
+    text = program(decls=decls, parser="state start { pkt.extract(h.vb, 32); transition accept; }", ingress="a();",
+                   ingress_locals="action a() { " + lanes("h.vb.v{n} = h.vb.v{n} + 1;", L) + " }",
+                   deparser="pkt.emit(h.vb);")
+    vec, scalar, log = compile_both(text)
+    assert log == [(L, "a header with a varbit field keeps its scalar layout")]
+    rng = random.Random(3)
+    assert_same(vec, scalar, [bytes(rng.getrandbits(8) for _ in range(4 * L + 4)) for _ in range(20)])
