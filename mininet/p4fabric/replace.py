@@ -2,7 +2,7 @@
 
 Detection: the runner launched the worker, so it is the job's scheduler; it sees the process exit (as a cluster
 scheduler sees a rank's process or node die, without the dead process telling anyone) and asks the controller to
-move the rank: `p4ina ctl job replace JOB DEAD SPARE`, which reprograms the dead worker's leaf (the spare's port gets
+move the rank: `p4ina ctl job replace JOB DEAD SPARE` (the command's code, run in the runner's process), which reprograms the dead worker's leaf (the spare's port gets
 its child index; a spare on another leaf changes the tree) and reads the dead child's cells there. The runner then
 tells the spare's waiting process (a hot standby: started with the workers, everything imported) its arguments: the
 dead rank, its child index, the dead rank's checkpoint (its protocol state before the call it was in) and those
@@ -60,6 +60,7 @@ class WorkerReplacer:
         self.records: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.standby: dict[str, Any] = {}  # spare -> its waiting process (`hostproc standby`)
+        import controller.cli  # noqa: F401 - loaded now, not when a worker dies
         from p4fabric.runner import REPO
 
         for spare in self.spares:
@@ -108,7 +109,7 @@ class WorkerReplacer:
     def _move(self, dead: str, spare: str, killed_at: float, detected: float) -> str:
         r = self.runner
         job_id = r.job.job_id
-        moved = r.ctl.ctl("job", "replace", str(job_id), dead, spare)
+        moved = self._replace(job_id, dead, spare)
         replaced = time.time()
         if moved.get("cells") is None:
             raise RunError(f"job {job_id}: the controller could not read {dead}'s cells on its switch (a spare "
@@ -140,6 +141,32 @@ class WorkerReplacer:
         return (f"worker {dead} (rank {rank}) killed; rank moved to {spare} by the controller in "
                 f"{_ms(replaced - detected):.0f} ms ({'same leaf' if moved.get('same_switch') else 'tree changed'})"
                 f", spare started {_ms(launched - killed_at):.0f} ms after the kill")
+
+    def _replace(self, job_id: int, dead: str, spare: str) -> dict[str, Any]:
+        """`p4ina ctl job replace JOB DEAD SPARE --json`, run in this process (the command's own code, on the run's
+        controller state, under its lock; its session takes mastership and gives it back to the watcher when it
+        closes): a new Python process would add seconds of start-up to the replacement on a loaded machine."""
+        import argparse
+
+        from controller.cli import _job_replace
+        from controller.exceptions import ControllerError
+
+        state_file = self.runner.ctl.state_file
+        app = self._app(state_file)
+        try:
+            moved: dict[str, Any] = _job_replace(argparse.Namespace(job_id=job_id, dead=dead, spare=spare), app)
+        except ControllerError as exc:
+            raise RunError(f"controller: {exc}") from None
+        finally:
+            with open(self.runner.ctl.dir / "commands.log", "a") as log:
+                log.write(f"$ p4ina ctl job replace {job_id} {dead} {spare} (in the runner)\n")
+        return json.loads(json.dumps(moved, default=str))
+
+    @staticmethod
+    def _app(state_file: Path) -> Any:
+        from controller.app import ControllerApp
+
+        return ControllerApp(state_file, timeout=5.0)
 
     def _pick(self, dead: str) -> str:
         """A spare on the dead worker's leaf first (its child index carries over: exact mid-step)."""
