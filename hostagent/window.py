@@ -45,12 +45,17 @@ class RttEstimator:
 
     The timeout is also at least `srtt_factor` x SRTT (RACK-TLP's probe timeout is 2 SRTT): losses within a
     stream are found by later RESULTs, so the timer is only the last resort and need not be tight, while a host
-    descheduled for a round trip would otherwise fire it on chunks that were never lost."""
+    descheduled for a round trip would otherwise fire it on chunks that were never lost. For the same reason it
+    is at least `peak_factor` x the largest recent round trip (`peak_rtt`, which decays by `peak_decay` per
+    sample, about a thousand samples to halve): on a shaped link behind loaded software switches round trips
+    come in spikes that a smoothed mean and deviation forget between two of them."""
 
     def __init__(self, initial: float, *, min_rto: float = 0.01, max_rto: float = 1.0,
-                 srtt_factor: float = 2.0) -> None:
+                 srtt_factor: float = 2.0, peak_factor: float = 1.5, peak_decay: float = 0.999) -> None:
         self.min_rto, self.max_rto = min_rto, max(max_rto, min_rto)
         self.srtt_factor = srtt_factor
+        self.peak_factor, self.peak_decay = peak_factor, peak_decay
+        self.peak_rtt = 0.0
         self.rto = min(max(initial, min_rto), self.max_rto)
         self.srtt: float | None = None
         self.rttvar = 0.0
@@ -59,13 +64,15 @@ class RttEstimator:
 
     def sample(self, rtt: float) -> None:
         self.min_rtt = rtt if self.min_rtt is None else min(self.min_rtt, rtt)
+        self.peak_rtt = max(rtt, self.peak_rtt * self.peak_decay)
         if self.srtt is None:
             self.srtt, self.rttvar = rtt, rtt / 2
         else:
             self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
             self.srtt = 0.875 * self.srtt + 0.125 * rtt
         self.samples += 1
-        self.rto = min(max(self.srtt + 4 * self.rttvar, self.srtt_factor * self.srtt, self.min_rto), self.max_rto)
+        floor = max(self.srtt_factor * self.srtt, self.peak_factor * self.peak_rtt, self.min_rto)
+        self.rto = min(max(self.srtt + 4 * self.rttvar, floor), self.max_rto)
 
     def backoff(self) -> None:
         """A timer expired: double the RTO until a clean sample arrives (RFC 6298, 5.5). Without this, only the

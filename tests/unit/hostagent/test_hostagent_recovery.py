@@ -187,3 +187,16 @@ def test_the_retransmission_timeout_is_at_least_twice_the_smoothed_round_trip() 
     assert rtt.srtt == pytest.approx(0.1) and rtt.rttvar < 1e-6
     assert rtt.rto == pytest.approx(0.2)
     assert RttEstimator(1.0, min_rto=0.3).rto == 1.0 and RttEstimator(0.1, min_rto=0.3).rto == 0.3
+
+
+def test_the_retransmission_timeout_remembers_recent_round_trip_spikes() -> None:
+    rtt = RttEstimator(1.0, min_rto=0.001, max_rto=4.0, peak_decay=0.99)
+    rtt.sample(0.4)  # one spike
+    for _ in range(50):
+        rtt.sample(0.1)
+    # SRTT and RTTVAR have mostly forgotten it; the peak has decayed by 0.99 per sample only
+    assert rtt.peak_rtt == pytest.approx(0.4 * 0.99**50)
+    assert rtt.rto == pytest.approx(1.5 * 0.4 * 0.99**50)
+    for _ in range(500):
+        rtt.sample(0.1)
+    assert rtt.rto == pytest.approx(0.2)  # the spike is forgotten: 2 SRTT again
