@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from google.protobuf import text_format
 from p4.v1 import p4runtime_pb2
@@ -276,6 +276,8 @@ class JobManager:
         grants = {**kept, **fresh}
         plan = plan_job(self.topo, tree, grants, job_id, record.quant, record.ranks, scale=record.scale,
                         worker_ports=record.worker_ports)
+        plans, members_info = _stable_child_indices(record.plans, dict(plan.switches), plan.members)
+        plan = replace(plan, switches=plans, members=members_info)
         wanted = self._entities(plan.switches)
         old = {sw: [from_text(t) for t in texts] for sw, texts in record.installed.items()
                if sw not in self.state.down_switches}
@@ -333,10 +335,7 @@ class JobManager:
             fresh = book.admit(job_id, [s for s in tree.switches if s not in kept], record.slots)
             grants = {**kept, **fresh}
         plan = plan_job(self.topo, tree, grants, job_id, record.quant, ranks, scale=record.scale, worker_ports=ports)
-        plans = dict(plan.switches)
-        members_info = plan.members
-        if same_switch:
-            plans, members_info = _keep_child_indices(record, plans, members_info, dead, spare)
+        plans, members_info = _stable_child_indices(record.plans, dict(plan.switches), plan.members, {dead: spare})
         wanted = self._entities(plans)
         old = {sw: [from_text(t) for t in texts] for sw, texts in record.installed.items()
                if sw not in self.state.down_switches}
@@ -395,20 +394,26 @@ class JobManager:
         out.raise_first()
 
 
-def _keep_child_indices(record: JobRecord, plans: dict[str, SwitchJobPlan], members: list[MemberInfo], dead: str,
-                        spare: str) -> tuple[dict[str, SwitchJobPlan], list[MemberInfo]]:
-    """The dead worker's switch keeps its children's old indices, the spare taking the dead worker's index (a
-    fresh plan would number the children by port order, which moves bits other workers' rounds are counted in)."""
-    old_children = {c["name"]: c["index"] for c in record.plans.get(
-        next(w["switch"] for w in record.workers if w["host"] == dead), {}).get("children", [])}
-    old_children[spare] = old_children.pop(dead)
+def _stable_child_indices(old_plans: dict[str, dict[str, Any]], plans: dict[str, SwitchJobPlan],
+                          members: list[MemberInfo], rename: dict[str, str] | None = None
+                          ) -> tuple[dict[str, SwitchJobPlan], list[MemberInfo]]:
+    """A switch whose children are the same hosts as before (after `rename`: a spare standing for a dead worker)
+    keeps their old indices. A fresh plan numbers children by port, so after a replacement it would move the bits
+    other workers' in-flight rounds are counted in (the spare's port sorts elsewhere than the dead worker's)."""
+    rename = rename or {}
     out = dict(plans)
+    moved: dict[str, int] = {}
     for sw, p in plans.items():
-        if any(c.name == spare for c in p.children):
-            kids = tuple(sorted((replace(c, index=old_children[c.name]) for c in p.children),
-                                key=lambda c: c.index))
-            out[sw] = replace(p, children=kids)
-    fixed = [replace(m, child_index=old_children[m.host]) if m.host in old_children else m for m in members]
+        old = old_plans.get(sw)
+        if old is None or not all(c.is_host for c in p.children) or not all(c["is_host"] for c in old["children"]):
+            continue
+        before = {rename.get(c["name"], c["name"]): int(c["index"]) for c in old["children"]}
+        if set(before) != {c.name for c in p.children}:
+            continue
+        out[sw] = replace(p, children=tuple(sorted((replace(c, index=before[c.name]) for c in p.children),
+                                                   key=lambda c: c.index)))
+        moved.update(before)
+    fixed = [replace(m, child_index=moved[m.host]) if m.host in moved else m for m in members]
     return out, fixed
 
 

@@ -132,3 +132,18 @@ def test_replace_refuses_unknown_dead_and_member_spares(fabric: Env) -> None:
         jobs.replace_member(rec.job_id, "h1", "h2")
     with pytest.raises(JobError, match="spare host"):
         jobs.create(["h4", "h5"], spares=["h4"])
+
+
+def test_a_rebuild_after_a_replacement_keeps_the_spares_child_index(fabric: Env) -> None:
+    """A lost spine moves the tree; leaf1's children are the same hosts, so their bits must not move (numbering
+    them afresh by port would swap h2 and h3, whose rounds are counted under the old bits)."""
+    topo, servers, fab = fabric
+    jobs = _manager(topo, fab)
+    rec = jobs.create(["h1", "h2", "h4"], spares=["h3"])
+    rec = jobs.replace_member(rec.job_id, "h1", "h3")
+    old_root = rec.tree.root
+    jobs.state.down_switches.append(old_root)
+    rec = jobs.rebuild(rec.job_id)
+    assert rec.tree.root != old_root
+    assert _admitted(servers["leaf1"], rec.job_id) == {(3, 0), (2, 1)}
+    assert {w["host"]: w["child_index"] for w in rec.workers if w["switch"] == "leaf1"} == {"h3": 0, "h2": 1}
