@@ -101,6 +101,7 @@ class _Outstanding:
     sampled: bool  # whether its round trip may update the RTT estimate
     stamp: int  # send counter at the latest (re)send: orders sends, retransmissions included
     first_stamp: int  # send counter at the first send: what a RESULT proves about chunks sent before it
+    first_sent_at: float = 0.0
     overtaken: bool = False  # a chunk sent after its latest send was answered: lost once old enough
 
 
@@ -156,6 +157,7 @@ class SlotWindow:
         #: The earliest RACK timer the last `complete()` armed (inf: none), so a caller need not rescan every timer.
         self.armed = float("inf")
         self.probes = 0  # tail loss probes sent (also counted in `retransmissions`)
+        self.spurious = 0  # resends found spurious: their RESULT answered the first send
         self._probed = False  # a probe went out and no RESULT came since
 
     # -- sending -------------------------------------------------------------------------------------------------
@@ -194,7 +196,7 @@ class SlotWindow:
             timeout = max(timeout, self.timeout)
         self._stamp += 1
         self._slots[slot] = _Outstanding(seq, version, now + timeout, 0, timeout, now, not first, self._stamp,
-                                         self._stamp)
+                                         self._stamp, now)
         return Send(slot, seq, version)
 
     def _resend(self, slot: int, out: _Outstanding, now: float, *, counted: bool = True) -> Send:
@@ -227,6 +229,11 @@ class SlotWindow:
         done = self._slots.pop(slot)
         now = self.clock()
         rtt = now - done.sent_at if done.retries == 0 and done.sampled else None
+        if rtt is None and done.retries and done.sampled and self._spurious(done, now):
+            # Answered sooner after the resend than any round trip: the RESULT is the first send's, the resend was
+            # spurious, and its round trip is what the timeout failed to cover (Karn's rule would hide it forever).
+            rtt = now - done.first_sent_at
+            self.spurious += 1
         if self.rtt is not None and rtt is not None:
             self.rtt.sample(rtt)
         if self.congestion is not None:
@@ -237,6 +244,12 @@ class SlotWindow:
         self.armed = float("inf")
         sends = self._detect(done, now) if self.fast_recovery and self._slots else []
         return sends + self._fill()
+
+    def _spurious(self, done: _Outstanding, now: float) -> bool:
+        """True when a resent chunk's RESULT came less than a quarter of the smallest round trip after the resend:
+        too soon to answer it, even from a leaf's stored copy (half the path), so it answers the first send."""
+        min_rtt = self.rtt.min_rtt if self.rtt is not None else None
+        return min_rtt is not None and now - done.sent_at < min_rtt / 4
 
     def _reorder_allowance(self) -> float:
         """RACK's reordering window: a quarter of the smallest round trip (0 before any is measured)."""

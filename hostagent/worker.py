@@ -50,6 +50,7 @@ class WorkerStats:
     fast_retransmissions: int = 0  # found lost by a later RESULT, without a timer
     timer_retransmissions: int = 0  # a full retransmission timeout
     probes: int = 0  # tail loss probes: the first timer to expire resends only the newest chunk
+    spurious: int = 0  # resends whose RESULT came too soon to answer them: the first send's
     checksum_failures: int = 0
     duplicates: int = 0
     ignored: int = 0
@@ -361,6 +362,7 @@ class Worker:
             self.stats.fast_retransmissions += window.fast_retransmissions
             self.stats.timer_retransmissions += window.timer_retransmissions
             self.stats.probes += window.probes
+            self.stats.spurious += window.spurious
             if self.congestion is not None:
                 cs = self.congestion.stats
                 self.stats.window = round(self.congestion.window, 2)

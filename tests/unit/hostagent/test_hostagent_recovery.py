@@ -200,3 +200,23 @@ def test_the_retransmission_timeout_remembers_recent_round_trip_spikes() -> None
     for _ in range(500):
         rtt.sample(0.1)
     assert rtt.rto == pytest.approx(0.2)  # the spike is forgotten: 2 SRTT again
+
+
+def test_a_result_right_after_a_resend_answers_the_first_send_and_is_sampled_from_it() -> None:
+    clock = Clock()
+    rtt = RttEstimator(0.1, min_rto=0.01, max_rto=4.0, peak_factor=0.0)
+    w = _rack(4, 2, clock, rtt=rtt, timeout=0.1)
+    w.start()
+    clock.t = 0.01
+    w.complete(0, 0, 0)  # chunk 2 leaves at t = 10 ms
+    clock.t = 0.05
+    w.complete(1, 1, 0)  # chunk 3 at t = 50 ms
+    clock.t = 0.09
+    w.complete(0, 2, 1)  # round trip 80 ms: the smallest so far
+    assert rtt.min_rtt == pytest.approx(0.08)
+    clock.t = 0.4  # chunk 3's timer: a probe resends it at t = 400 ms
+    assert [s.seq for s in w.expired()] == [3]
+    clock.t = 0.41  # its RESULT 10 ms later, under a quarter of 80 ms: the first send's, 360 ms after it
+    w.complete(1, 3, 1)
+    assert w.spurious == 1 and rtt.samples == 2 and rtt.srtt == pytest.approx(0.875 * 0.08 + 0.125 * 0.36)
+    assert w.finished
