@@ -11,6 +11,11 @@ exponent the worker used and a job whose result format is the same as `--fmt` (h
 reported as `within_bound` with the largest error. Output: JSON lines, one `{"step": k, "seconds": s, ...}` per step
 as it finishes (the runner's progress bars read them), then one final record.
 
+A run with spares (`p4ina run --kill-worker`, docs/run.md) adds `--exponent E --checkpoint FILE` to every in-network
+rank (one exchange per call; the protocol state written before each call), and starts each spare as
+`hostproc standby GO_FILE`: imported and waiting until the runner writes its arguments (the dead rank's, plus
+`--resume CHECKPOINT --cells FILE`), see `p4fabric.spare`.
+
     python -m p4fabric.hostproc innet --rank 0 --world 4 --size 1048576 --count 3 --seed 1 --out r0.jsonl \
         --job 1 --child 0 --pool 64 --switch-ip 10.255.0.3 --switch-mac 02:00:00:ff:00:03 --ip 10.0.0.1 ...
     python -m p4fabric.hostproc gloo --rank 1 --world 4 --size 1048576 --out r1.jsonl --ip 10.0.0.2 \
