@@ -86,6 +86,8 @@ class LayoutBuilder:
     def add(self, t: P4Type) -> None:
         if isinstance(t, NewTypeT):
             return
+        if isinstance(t, (StackT, StructLikeT)) and class_name(t) in self.types:
+            return  # added before, with everything it contains (a wide header is added once per use otherwise)
         if isinstance(t, StackT):
             self.add(t.element)
         elif isinstance(t, StructLikeT):

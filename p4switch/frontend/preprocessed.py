@@ -9,6 +9,8 @@ and nothing is expanded, so nothing in the text can make the switch read a file 
 
 from __future__ import annotations
 
+import functools
+
 from p4switch.exceptions import CompileError, Diagnostic
 from p4switch.frontend.lexer import LineIndex, Token, tokenize
 
@@ -24,11 +26,18 @@ def _glue(prev: Token, tok: Token) -> bool:
         return _is_shift_pair(prev, tok)
     if tok.space:
         return False
+    return _lexes_apart(prev.kind, prev.text, tok.kind, tok.text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _lexes_apart(kind_a: str, text_a: str, kind_b: str, text_b: str) -> bool:
+    """Whether `text_a + text_b` lexes as exactly these two tokens (the same pairs recur thousands of times in a
+    wide program: one lex per distinct pair)."""
     try:
-        again = tokenize(prev.text + tok.text, "<glue>")
+        again = tokenize(text_a + text_b, "<glue>")
     except CompileError:
         return False
-    return [(t.kind, t.text) for t in again] == [(prev.kind, prev.text), (tok.kind, tok.text)]
+    return [(t.kind, t.text) for t in again] == [(kind_a, text_a), (kind_b, text_b)]
 
 
 def render(tokens: list[Token]) -> str:
