@@ -19,6 +19,7 @@ from p4.config.v1 import p4info_pb2
 
 from p4switch import device_config, pipeline_cache
 from p4switch.codegen.audit import GeneratedCodeError, compile_generated
+from p4switch.codegen.vector import options_key
 from p4switch.exceptions import CompileError, DeviceConfigError
 
 CACHE_SIZE = 16
@@ -35,7 +36,7 @@ class LoadedProgram:
     program_sha256: str
 
 
-_cache: OrderedDict[tuple[str, str], LoadedProgram | str] = OrderedDict()
+_cache: OrderedDict[tuple[str, str, str], LoadedProgram | str] = OrderedDict()
 _lock = threading.Lock()
 #: How programs were obtained in this process: compiled, or read from the on-disk cache (tests read these).
 stats = {"compiled": 0, "disk": 0}
@@ -82,7 +83,7 @@ def _compile(config: device_config.DeviceConfig) -> LoadedProgram:
 
 def compile_config(config: device_config.DeviceConfig) -> LoadedProgram:
     """The compiled program of a validated config (cached; a cached failure raises its error again)."""
-    key = (config.program_sha256, config.name)
+    key = (config.program_sha256, config.name, options_key())
     with _lock:
         hit = _cache.get(key)
         if hit is None:

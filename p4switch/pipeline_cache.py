@@ -59,7 +59,9 @@ def cache_dir() -> Path | None:
 
 
 def _entry(base: Path, program_sha256: str, name: str) -> Path:
-    key = hashlib.sha256(f"{compiler_fingerprint()}\0{program_sha256}\0{name}".encode()).hexdigest()
+    from p4switch.codegen.vector import options_key
+
+    key = hashlib.sha256(f"{compiler_fingerprint()}\0{options_key()}\0{program_sha256}\0{name}".encode()).hexdigest()
     return base / f"{key}.json"
 
 

@@ -51,6 +51,12 @@ def disabled() -> Iterator[None]:
         _enabled.pop()
 
 
+def options_key() -> str:
+    """The code-generation options in force, for caches of generated code: a scalar build is never served for a
+    vectorised one, or the reverse."""
+    return "vector" if _enabled[-1] else "scalar"
+
+
 @contextlib.contextmanager
 def recording() -> Iterator[list[tuple[int, str]]]:
     """Collect, for every run of at least MIN_LANES lanes compiled inside this block, (lanes, "vectorised" or the
