@@ -25,7 +25,11 @@ def controller_topology(topo: FabricTopo, grpc: Mapping[str, str], *, device_ids
     from controller.topology import Tls, Topology
 
     out = Topology(name=topo.title, kind=topo.kind, tls=Tls(**tls) if tls else None)
+    # an OCS fabric (p4fabric.ocsfabric): the patch panel and the spares are below the controller's view
+    hidden: set[str] = set(getattr(topo, "hidden_from_controller", ()))
     for name in topo.switches():
+        if name in hidden:
+            continue
         info: dict[str, Any] = topo.nodeInfo(name)
         attrs: dict[str, Any] = {"grpc": grpc.get(name, ""), "device_id": (device_ids or {}).get(name, 0)}
         if info.get("role"):
@@ -44,6 +48,8 @@ def controller_topology(topo: FabricTopo, grpc: Mapping[str, str], *, device_ids
             attrs["thrift"] = admin
         out.add_switch(name, **attrs)
     for a, b, link in topo.links(withInfo=True):
+        if a in hidden or b in hidden:
+            continue
         a_port, b_port = int(link["port1"]), int(link["port2"])
         a_is_switch, b_is_switch = topo.isSwitch(a), topo.isSwitch(b)
         if a_is_switch and b_is_switch:
@@ -59,6 +65,8 @@ def controller_topology(topo: FabricTopo, grpc: Mapping[str, str], *, device_ids
             facts["speed_mbps"] = max(1, round(float(rate)))
         out.add_host(host, switch, port, mac=str(hinfo.get("mac", "")), ip=str(hinfo.get("ip", "")).split("/")[0],
                      nccl=facts)
+    for a, a_port, b, b_port in getattr(topo, "logical_links", ()):
+        out.add_link(a, a_port, b, b_port, bandwidth_mbps=topo.lopts.get("bw", bandwidth_mbps))
     out.validate()
     return out
 

@@ -128,6 +128,17 @@ TOPOS: dict[str, Callable[..., FabricTopo]] = {
     "ring": RingTopo,
 }
 
+
+def _ocs_leafspine(*args: Any, **params: Any) -> FabricTopo:
+    """`ocs-leafspine,L,S,H[,SPARES][,ocs_ms=MS]`: leaf uplinks through an optical circuit switch (p4fabric.ocsfabric,
+    imported here on use: it builds on this module)."""
+    from p4fabric.ocsfabric import OcsLeafSpineTopo
+
+    return OcsLeafSpineTopo(*args, **params)
+
+
+TOPOS["ocs-leafspine"] = _ocs_leafspine
+
 _ALIASES = {"leaf-spine": "leafspine", "fat-tree": "fattree", "fat_tree": "fattree", "leaf_spine": "leafspine"}
 
 
