@@ -9,7 +9,7 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 APT_PACKAGES=(
-    mininet iproute2 ethtool tcpdump iputils-ping procps psmisc openssl
+    mininet iproute2 ethtool tcpdump iputils-ping procps psmisc openssl openssh-server
     python3 python3-venv python3-dev gcc make
 )
 

@@ -52,6 +52,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--spare", action="append", default=[], metavar="H[,H]",
                      help="hot-standby hosts for --kill-worker (never run a worker; default: the first host "
                           "not used as a worker)")
+    run.add_argument("--cluster", metavar="SERVER[,SERVER]",
+                     help="spread switches and hosts over these servers with Mininet's cluster mode (ssh as root; "
+                          "'localhost' is this machine without ssh); see docs/run.md")
+    run.add_argument("--ssh-config", type=Path, metavar="FILE",
+                     help="ssh client config (ssh -F) for --cluster's ssh connections")
     run.add_argument("--cli", action="store_true", help="drop into Mininet's CLI with the fabric up, after the run")
     run.add_argument("--clean", action="store_true",
                      help="remove leftovers of crashed runs (only what p4ina recorded) and exit")
@@ -172,7 +177,8 @@ def run_options(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], 
                       pcap=args.pcap, verbose=args.verbose, cli=cli, step_timeout=args.step_timeout,
                       retx_timeout=args.retx_timeout, retx_min=args.retx_min, show_progress=True, tls=args.tls,
                       priority_queues=args.priority_queues, uplinks=args.uplinks, values=args.values,
-                      spares=tuple(h for item in getattr(args, "spare", []) for h in item.split(",") if h))
+                      spares=tuple(h for item in getattr(args, "spare", []) for h in item.split(",") if h),
+                      cluster=getattr(args, "cluster", None), ssh_config=getattr(args, "ssh_config", None))
 
 
 def clean(*, force: bool, as_json: bool) -> int:

@@ -13,6 +13,7 @@ from mininet.net import Mininet
 from mininet.node import Host
 
 from p4fabric.cleanup import RunState
+from p4fabric.cluster import ClusterSpec, make_cluster_net, node_classes
 from p4fabric.exceptions import FabricError, FabricStartError
 from p4fabric.node import P4Link, P4Switch
 from p4fabric.topofile import write_topology_file
@@ -29,8 +30,10 @@ class Fabric:
                  run: RunState | None = None, pcap: bool = False, verbose: bool = False, cpu_port: int | None = None,
                  device_config: Path | None = None, start_timeout: float = 60.0, mininet_log: str = "warning",
                  intf_tag: str | None = None, priority_queues: int = 1, tls: bool = False,
-                 link_bps: float | None = None, mtu: int | None = None) -> None:
+                 link_bps: float | None = None, mtu: int | None = None, cluster: ClusterSpec | None = None) -> None:
         self.topo = topo
+        #: Servers to spread the nodes over with Mininet's cluster mode (p4fabric.cluster); None: this machine only.
+        self.cluster = cluster
         #: MTU of every link's two ends (None: the kernel's 1500); jumbo frames for wide aggregation packets.
         self.mtu = mtu
         self.target = target if isinstance(target, Target) else get_target(target)
@@ -51,13 +54,14 @@ class Fabric:
         if intf_tag:
             tag_switch_interfaces(topo, intf_tag)
         self._mininet_log = mininet_log
+        self._switch_class: type[P4Switch] = P4Switch
 
     def _make_switch(self, name: str, **params: Any) -> P4Switch:
         """Mininet's switch factory: the fabric-wide parameters, and this switch's certificate on a TLS run."""
         merged = {**self._switch_params, **params}
         if self.pki is not None:
             merged["tls"] = switch_tls(self.pki, name)
-        return P4Switch(name, **merged)
+        return self._switch_class(name, **merged)
 
     # -- life cycle --
 
@@ -72,8 +76,14 @@ class Fabric:
                                        clients=(CONTROLLER_CLIENT, LAUNCHER_CLIENT))
         self._saved_owner = os.environ.get(OWNER_ENV)
         os.environ[OWNER_ENV] = self.run.run_id  # inherited by Mininet's node shells and everything they start
-        self.net = Mininet(topo=self.topo, switch=self._make_switch, link=P4Link, host=Host, controller=None,
-                           build=False, autoSetMacs=False, autoStaticArp=False, waitConnected=False)
+        if self.cluster is not None:
+            host_class, self._switch_class = node_classes(self.cluster)
+            self.net = make_cluster_net(self.cluster, topo=self.topo, switch=self._make_switch, host=host_class,
+                                        home=self.run.dir, controller=None, build=False, autoSetMacs=False,
+                                        autoStaticArp=False, waitConnected=False)
+        else:
+            self.net = Mininet(topo=self.topo, switch=self._make_switch, link=P4Link, host=Host, controller=None,
+                               build=False, autoSetMacs=False, autoStaticArp=False, waitConnected=False)
         try:
             self.net.build()
             self._record_nodes()
@@ -103,7 +113,7 @@ class Fabric:
     def _record_nodes(self) -> None:
         assert self.net is not None
         for node in [*self.net.hosts, *self.net.switches]:
-            if node.pid:
+            if node.pid and not getattr(node, "isRemote", False):  # a remote PID is another machine's
                 self.run.record_pid(f"shell-{node.name}", node.pid)
         self.run.record_interfaces(intf.name for sw in self.net.switches for intf in sw.intfList()
                                    if intf.name != "lo")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from p4fabric.cleanup import ExitHooks, RunState
+from p4fabric.cluster import ClusterSpec, write_placement
 from p4fabric.control import FabricController, JobInfo
 from p4fabric.exceptions import FabricError, RunError
 from p4fabric.fabric import Fabric
@@ -88,6 +89,10 @@ class RunOptions:
     values: int | None = None
     #: Hot-standby hosts for `--kill-worker` (default: the first host not used as a worker); never run a worker.
     spares: tuple[str, ...] = ()
+    #: Servers for Mininet's cluster mode (`--cluster a,b`; p4fabric.cluster) and the ssh client config to reach
+    #: them (`--ssh-config`); None: the fabric stays on this machine.
+    cluster: str | None = None
+    ssh_config: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.fmts:
@@ -246,7 +251,9 @@ class Runner:
         run = RunState()
         self.fabric = Fabric(topo, target=self.target, out_dir=self.opts.out, run=run, pcap=self.opts.pcap,
                              verbose=self.opts.verbose, intf_tag=run.tag, tls=self.opts.tls,
-                             priority_queues=self.opts.priority_queues, mtu=link_mtu(self.values))
+                             priority_queues=self.opts.priority_queues, mtu=link_mtu(self.values),
+                             cluster=ClusterSpec.parse(self.opts.cluster, self.opts.ssh_config)
+                             if self.opts.cluster else None)
         self.hooks.add(self.fabric.stop)
         self.log(f"starting {len(topo.switches())} {self.target.name} switches and {len(topo.hosts())} hosts "
                  f"({topo.title}); logs in {self.fabric.log_dir}")
@@ -254,6 +261,8 @@ class Runner:
         topology_file = self.opts.out / "topology.yaml"
         self.fabric.write_topology(topology_file)
         report.files["topology"] = str(topology_file)
+        if self.fabric.cluster is not None:
+            report.files["placement"] = str(write_placement(self.opts.out / "placement.json", self.fabric.net))
         if self.fabric.pki is not None:
             report.files["pki_ca"] = str(self.fabric.pki.ca_cert)
         self.ctl = FabricController(self.opts.out, topology_file, p4info, device_config, owner=run.run_id,
