@@ -128,10 +128,17 @@ class OpticalCircuitSwitch:
         return Reconfiguration(tuple(removed), tuple(added), self._clock() - start)
 
     def clear(self) -> None:
-        """Take every circuit down at once (no delay: the panel is being switched off)."""
+        """Take every circuit down at once (no delay: the panel is being switched off); every circuit is tried, the
+        first error raised after."""
+        errors = []
         for circuit in self.table.circuits():
-            self.backend.disconnect(circuit)
+            try:
+                self.backend.disconnect(circuit)
+            except FabricError as exc:
+                errors.append(exc)
             self.table.disconnect(*circuit)
+        if errors:
+            raise errors[0]
 
 
 def _ip_batch(commands: list[str]) -> None:
@@ -162,8 +169,8 @@ class BridgeBackend:
                    f"link set dev {bridge} up"])
 
     def disconnect(self, circuit: Circuit) -> None:
-        _ip_batch([*(f"link set dev {self.interfaces[port]} nomaster" for port in circuit),
-                   f"link del dev {self.bridge_name(circuit)}"])
+        """Deleting the bridge releases its ports (also when they are gone already, at the fabric's stop)."""
+        _ip_batch([f"link del dev {self.bridge_name(circuit)}"])
 
 
 class OcsSwitch(Switch):
