@@ -104,11 +104,10 @@ class OcsRecoveryRunner(Runner):
                 self._new_job(workers, run.fmt or "int32", report)
                 self.ctl.start_watch()
             tagged = RecoveryRun(run.mode, run.fmt, recovery)
-            started = time.time()
             super()._run_mode(tagged, workers, report, faults=True)
             fired = report.faults.pop("fired", [])
             record = self.records.setdefault(recovery, {})
-            record.update(self._after(tagged, workers, started, record))
+            record.update(self._after(tagged, workers, record))
             record["fired"] = fired
             if recovery == "re-patch":
                 self.log(f"re-patch: {record.get('recovery_ms')} ms to restore {spine} on "
@@ -216,11 +215,13 @@ class OcsRecoveryRunner(Runner):
 
     # -- measurements --
 
-    def _after(self, run: RecoveryRun, workers: list[str], started: float, record: dict[str, Any]) -> dict[str, Any]:
+    def _after(self, run: RecoveryRun, workers: list[str], record: dict[str, Any]) -> dict[str, Any]:
         """From the workers' step records: steps every rank had finished at the kill (0: it landed in step 0),
         first exact result after the kill, steps after it all exact, and the mean step time of the steps that
         started after the recovery finished."""
-        killed = float(record.get("killed_at", started))
+        if "killed_at" not in record:
+            return {"kill_fired": False}  # the job ended before the fault's time: nothing recovered
+        killed = float(record["killed_at"])
         recovered = killed + float(record.get("recovery_ms", 0.0)) / 1000
         per_host = [[rec for rec in _records(self.opts.out / "workers" / f"{run.tag}-{h}.jsonl")
                      if "t" in rec and "seconds" in rec] for h in workers]
