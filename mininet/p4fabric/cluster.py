@@ -88,7 +88,10 @@ class SshMixin(RemoteMixin):
             cmd = [*ssh, *(shlex.quote(w) for w in cmd)]  # ssh hands the remote shell one string
         elif self.user and not sudo and self.user != _whoami():
             cmd = ["sudo", "-E", "-u", self.user, *cmd]
-        params.update(preexec_fn=self._ignoreSignal)
+        if self.isRemote or cmd[:1] == ["ssh"]:
+            # Mininet detaches its ssh processes from our signals. Not a local command: `mnexec -d` in a process
+            # that already leads its group forks and the parent exits at once, so Popen would see the worker "exit".
+            params.update(preexec_fn=self._ignoreSignal)
         return Node._popen(self, cmd, **params)
 
     def ssh_command(self) -> list[str]:

@@ -107,3 +107,23 @@ def test_cluster_run_over_ssh_is_exact(tmp_path: Path, ssh_config: Path) -> None
     assert after == before, "the run changed /root/.ssh"
     state = tmp_path / "state"
     assert not state.exists() or not any(state.iterdir()), "the run left state behind"
+
+
+def test_cluster_localhost_runs_host_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--cluster localhost`: Mininet's cluster classes on this machine without ssh. A process started in a host
+    must be the one Popen waits for (Mininet detaches remote commands with setpgrp, which makes a local
+    `mnexec -d` fork and exit at once, leaving Popen an empty exit-0 parent)."""
+    from p4fabric.cluster import ClusterSpec
+    from p4fabric.fabric import Fabric
+    from p4fabric.topos import parse_topo_spec
+
+    monkeypatch.setenv("P4INA_STATE_DIR", str(tmp_path / "state"))
+    fabric = Fabric(parse_topo_spec("single,2"), out_dir=tmp_path / "out", cluster=ClusterSpec.parse("localhost"))
+    log = tmp_path / "h1.log"
+    with fabric:
+        assert {getattr(n, "server", None) for n in [*fabric.hosts, *fabric.switches]} == {"localhost"}
+        proc = fabric.popen("h1", [sys.executable, "-c", "import time; time.sleep(0.5); print('done', flush=True)"],
+                            name="probe", log_file=log)
+        assert proc.wait(30) == 0
+        proc.log_handle.close()
+        assert log.read_text() == "done\n"
