@@ -63,6 +63,7 @@ def test_losses_are_resent_by_later_results_and_the_sum_stays_exact() -> None:
     assert sum(w.stats.retransmissions for w in workers) == fast + timer + probes
     assert model.counters["duplicate"] + model.counters["answered_retx"] > 0  # resends met contributions it had
     assert all(w.stats.loss_decreases > 0 for w in workers)
+    assert all(w.stats.window >= 8 for w in workers)  # the floor that keeps RACK working under random loss
 
 
 def test_no_loss_no_resend_and_the_window_opens_to_the_pool() -> None:
