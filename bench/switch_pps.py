@@ -122,7 +122,7 @@ def _compile_or_reason(source: Path, build: Path) -> tuple[Any, bytes] | str:
     (P4Info, device config) pair, or why not."""
     import importlib.util
 
-    from p4switch.switch.pipeline import load_p4info
+    from p4switch.p4info_files import read_p4info as load_p4info
 
     out = build / source.stem
     config = out / f"{source.stem}.json"

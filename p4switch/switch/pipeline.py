@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 
 from p4switch import device_config as device_config_format
@@ -108,26 +107,6 @@ def instantiate(
     if missing:
         raise DeviceConfigError(f"generated Program lacks {', '.join(missing)}")
     return Pipeline(p4info=p4info, config=config, state=state, rt=rt, program=built, name=program.name)
-
-
-def load_p4info(path: str | Path) -> p4info_pb2.P4Info:
-    """Read P4Info in protobuf text format (`.txt`, `.txtpb`) or binary; errors are `DeviceConfigError`."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DeviceConfigError(f"cannot read P4Info {path}: {exc.strerror}") from None
-    p4info = p4info_pb2.P4Info()
-    try:
-        text_format.Parse(raw.decode("utf-8"), p4info)
-        return p4info
-    except (UnicodeDecodeError, text_format.ParseError):
-        pass
-    try:
-        p4info.ParseFromString(raw)
-    except Exception:
-        raise DeviceConfigError(f"{path} is not a P4Info (neither text nor binary protobuf)") from None
-    return p4info
 
 
 def default_p4info_path(device_config_path: str | Path) -> Path:
