@@ -19,7 +19,6 @@ step after the kill was exact.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 from p4fabric.exceptions import RunError
 from p4fabric.faults import FaultEvent
 from p4fabric.ocsfabric import OCS_NAME, OcsLayout, ocs_of, plan_repatch
+from p4fabric.replace import read_records
 from p4fabric.report import RunReport
 from p4fabric.runner import ModeRun, Runner
 
@@ -223,7 +223,7 @@ class OcsRecoveryRunner(Runner):
             return {"kill_fired": False}  # the job ended before the fault's time: nothing recovered
         killed = float(record["killed_at"])
         recovered = killed + float(record.get("recovery_ms", 0.0)) / 1000
-        per_host = [[rec for rec in _records(self.opts.out / "workers" / f"{run.tag}-{h}.jsonl")
+        per_host = [[rec for rec in read_records(self.opts.out / "workers" / f"{run.tag}-{h}.jsonl")
                      if "t" in rec and "seconds" in rec] for h in workers]
         steps = [rec for recs in per_host for rec in recs]
         after = [s for s in steps if float(s["t"]) > killed]
@@ -235,17 +235,3 @@ class OcsRecoveryRunner(Runner):
                 "steps_after": len(after), "all_exact_after": bool(after) and all(s.get("exact") for s in after),
                 "step_s_after_recovery": round(sum(clean) / len(clean), 4) if clean else None,
                 "steps_after_recovery": len(clean)}
-
-
-def _records(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    try:
-        lines = path.read_text().splitlines()
-    except OSError:
-        return out
-    for line in lines:
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return out

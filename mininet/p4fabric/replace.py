@@ -181,14 +181,14 @@ class WorkerReplacer:
         """Per replacement: the time from the kill to the first exact step result after it (any rank), whether every
         step after it was exact, and what the spare resumed."""
         outputs = list(self.outputs.values())
-        steps = [rec for path in outputs for rec in _records(path) if "t" in rec]
+        steps = [rec for path in outputs for rec in read_records(path) if "t" in rec]
         for record in self.records:
             after = [s for s in steps if s["t"] > record["killed_at"]]
             exact_after = [s["t"] for s in after if s.get("exact")]
             record["first_exact_ms"] = _ms(min(exact_after) - record["killed_at"]) if exact_after else None
             record["steps_after"] = len(after)
             record["all_exact_after"] = bool(after) and all(s.get("exact") for s in after)
-            final = next((rec for rec in _records(self.outputs[record["dead"]]) if rec.get("done")), {})
+            final = next((rec for rec in read_records(self.outputs[record["dead"]]) if rec.get("done")), {})
             record["spare_resumed"] = final.get("resumed")
             record["spare_error"] = final.get("error", "")
         return {"replacements": self.records}
@@ -206,7 +206,8 @@ def _leaf_of(topo: Any, host: str) -> str:
     return ""
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """A worker's JSON-lines output, the lines written so far (a killed worker's last line may be cut short)."""
     out: list[dict[str, Any]] = []
     try:
         lines = path.read_text().splitlines()
