@@ -175,6 +175,19 @@ class JobManager:
                 raise JobError(f"{c.name}: clearing slot registers over Thrift: {err}") from None
         return True
 
+    def _regrant(self, record: JobRecord, members: list[str]) -> tuple[ReductionTree, dict[str, Grant],
+                                                                     dict[str, Grant]]:
+        """A new tree for `members` on the live topology; switches that stay in it keep their grants, new ones get
+        fresh grants (returned apart: their slots need clearing)."""
+        job_id = record.job_id
+        tree = self._tree(members, None if record.requested_root in self.state.down_switches
+                          else record.requested_root, exclude=job_id)
+        book = self.resources(exclude=[job_id])
+        kept = {sw: g for sw, g in record.grants.items() if sw in tree.parent}
+        book.restore(job_id, kept.values())
+        fresh = book.admit(job_id, [s for s in tree.switches if s not in kept], record.slots)
+        return tree, {**kept, **fresh}, fresh
+
     def _entities(self, plans: dict[str, SwitchJobPlan]) -> dict[str, list[p4runtime_pb2.Entity]]:
         return {sw: self.binding.job_entities(self.helper, p, self.topo) for sw, p in plans.items()}
 
@@ -267,13 +280,7 @@ class JobManager:
         The job keeps its id, members, rank order and slot count.
         """
         record = self.get(job_id)
-        tree = self._tree(record.members, None if record.requested_root in self.state.down_switches
-                          else record.requested_root, exclude=job_id)
-        book = self.resources(exclude=[job_id])
-        kept = {sw: g for sw, g in record.grants.items() if sw in tree.parent}
-        book.restore(job_id, kept.values())
-        fresh = book.admit(job_id, [s for s in tree.switches if s not in kept], record.slots)
-        grants = {**kept, **fresh}
+        tree, grants, fresh = self._regrant(record, record.members)
         plan = plan_job(self.topo, tree, grants, job_id, record.quant, record.ranks, scale=record.scale,
                         worker_ports=record.worker_ports)
         plans, members_info = _stable_child_indices(record.plans, dict(plan.switches), plan.members)
@@ -293,7 +300,7 @@ class JobManager:
         out = self.fabric.run(write, [sw for sw, ups in changes.items() if ups])
         out.raise_first()
         uncleared = {sw for sw, cleared in out.results.items() if not cleared}
-        record.uncleared = sorted(uncleared | {sw for sw in record.uncleared if sw in kept})
+        record.uncleared = sorted(uncleared | {sw for sw in record.uncleared if sw in grants and sw not in fresh})
         record.tree, record.grants = tree, grants
         record.plans = {sw: p.to_dict() for sw, p in plan.switches.items()}
         record.workers = [asdict(m) for m in plan.members]
@@ -325,15 +332,10 @@ class JobManager:
         ports = {(spare if h == dead else h): p for h, p in record.worker_ports.items()}
         same_switch = self.topo.hosts[spare].switch == self.topo.hosts[dead].switch
         if same_switch:
-            tree, grants, fresh = self._swap_tree(record, dead, spare), dict(record.grants), {}
+            fresh: dict[str, Grant] = {}
+            tree, grants = self._swap_tree(record, dead, spare), dict(record.grants)
         else:
-            tree = self._tree(members, None if record.requested_root in self.state.down_switches
-                              else record.requested_root, exclude=job_id)
-            book = self.resources(exclude=[job_id])
-            kept = {sw: g for sw, g in record.grants.items() if sw in tree.parent}
-            book.restore(job_id, kept.values())
-            fresh = book.admit(job_id, [s for s in tree.switches if s not in kept], record.slots)
-            grants = {**kept, **fresh}
+            tree, grants, fresh = self._regrant(record, members)
         plan = plan_job(self.topo, tree, grants, job_id, record.quant, ranks, scale=record.scale, worker_ports=ports)
         plans, members_info = _stable_child_indices(record.plans, dict(plan.switches), plan.members, {dead: spare})
         wanted = self._entities(plans)
