@@ -21,7 +21,7 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -190,11 +190,20 @@ def run(quick: bool) -> dict[str, Any]:
         data["loss_sweep"] = loss_sweep(base, plan.losses, plan.loss_size, plan.count, options)
         data["sweep"] = sweep(base, plan.workers, plan.sizes, plan.count, budget_s=plan.budget_s, options=options)
         data["calibration_runs"] = calibration_runs(base, plan, options)
-        data["recovery"] = spine_recovery(base, options)
-        data["link_down_recovery"] = link_down_recovery(base, quick, options=options)
+        # The fault runs come last; one that cannot run (a switch that does not start under load) is recorded
+        # as an error rather than losing every number measured before it.
+        data["recovery"] = _recorded(lambda: spine_recovery(base, options))
+        data["link_down_recovery"] = _recorded(lambda: link_down_recovery(base, quick, options=options))
     data["calibration"] = calibration(data["sweep"] + data["calibration_runs"], data["values_per_packet"])
     data["summary"] = _summary(data, time.perf_counter() - started)
     return data
+
+
+def _recorded(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    try:
+        return fn()
+    except Exception as exc:  # recorded in the result; `_summary` then reports the run as not all correct
+        return {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
 
 
 def _summary(data: dict[str, Any], seconds: float) -> dict[str, Any]:
@@ -220,6 +229,7 @@ def _summary(data: dict[str, Any], seconds: float) -> dict[str, Any]:
         # a row is a measured mode (its `correct`), a mode skipped for the budget, or a run's error
         "all_correct": all(r.get("correct", "error" not in r) for r in data["sweep"] + data["headline"]["rows"]
                            + data["rates"]["rows"] + data["demo"]["rows"] + data["loss_sweep"])
-        and not data["headline"]["errors"] and not data["rates"]["errors"] and not data["demo"]["errors"],
+        and not data["headline"]["errors"] and not data["rates"]["errors"] and not data["demo"]["errors"]
+        and "error" not in data["recovery"] and "error" not in data.get("link_down_recovery", {}),
         "seconds": round(seconds, 1),
     }

@@ -91,3 +91,5 @@ def test_the_fabric_summary_is_not_correct_when_a_run_failed() -> None:
         "all_correct"] is False
     assert _summary(data([measured], ["in-network: 1 worker(s) failed"]), 1.0)["all_correct"] is False
     assert _summary(data([{"mode": "in-network", "correct": False}], []), 1.0)["all_correct"] is False
+    failed_fault_run = {**data([measured], []), "recovery": {"error": "FabricStartError: switch leaf1 exited"}}
+    assert _summary(failed_fault_run, 1.0)["all_correct"] is False
