@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from p4switch import compiler
+from p4switch.p4info_files import read_p4info as load_p4info
 from p4switch.switch.filemode import FileModeRunner, TickClock
-from p4switch.switch.pipeline import Pipeline, build_pipeline, load_p4info
+from p4switch.switch.pipeline import Pipeline, build_pipeline
 from p4switch.switch.ports import read_pcap
 
 CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"

@@ -10,7 +10,8 @@ from p4.config.v1 import p4info_pb2
 from switch_ctlprog import device_config, p4info
 
 from p4switch.exceptions import DeviceConfigError
-from p4switch.switch.pipeline import build_pipeline, default_p4info_path, load_p4info, parse_device_config
+from p4switch.p4info_files import read_p4info as load_p4info
+from p4switch.switch.pipeline import build_pipeline, default_p4info_path, parse_device_config
 
 
 def test_default_p4info_path_is_next_to_the_config() -> None:
