@@ -11,6 +11,7 @@ cells (`p4fabric.spare`). Measured: the time from the kill to the first exact st
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 import sys
@@ -24,6 +25,7 @@ import numpy as np
 
 from p4fabric.exceptions import RunError
 from p4fabric.faults import FaultEvent
+from p4fabric.report import WorkerResult
 
 
 def default_spares(hosts: Sequence[str], workers: Sequence[str], given: Sequence[str]) -> list[str]:
@@ -57,6 +59,7 @@ class WorkerReplacer:
         self.procs, self.outputs = procs, outputs
         self.replacing: set[str] = set()  # dead hosts whose exit is expected
         self.spare_of: dict[str, str] = {}
+        self.first_outputs: dict[str, Path] = {}  # a replaced worker's own output (the steps it finished)
         self.records: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.standby: dict[str, Any] = {}  # spare -> its waiting process (`hostproc standby`)
@@ -130,6 +133,7 @@ class WorkerReplacer:
         tmp.replace(go)
         started = self.standby[spare]
         with self.lock:
+            self.first_outputs.setdefault(dead, self.outputs[dead])
             self.outputs[dead] = output
             self.procs[dead] = started
             self.spare_of[dead] = spare
@@ -192,6 +196,20 @@ class WorkerReplacer:
             record["spare_resumed"] = final.get("resumed")
             record["spare_error"] = final.get("error", "")
         return {"replacements": self.records}
+
+    def with_first_steps(self, result: WorkerResult, worker: str) -> WorkerResult:
+        """A replaced rank's result: the steps its first worker finished before it died, then the spare's (which
+        resumed at the interrupted step); exact only if those earlier steps were too."""
+        first = self.first_outputs.get(worker)
+        if first is None:
+            return result
+        resumed = [int(rec["step"]) for rec in read_records(self.outputs[worker]) if "seconds" in rec and "step" in rec]
+        start = min(resumed, default=len(result.step_seconds))
+        done = [rec for rec in read_records(first) if "seconds" in rec and int(rec.get("step", start)) < start]
+        return dataclasses.replace(
+            result, step_seconds=[float(rec["seconds"]) for rec in done] + list(result.step_seconds),
+            exact=result.exact and all(rec.get("exact") for rec in done),
+            within_bound=result.within_bound and all(rec.get("within_bound") for rec in done))
 
     def host_of(self, host: str) -> str:
         return self.spare_of.get(host, host)

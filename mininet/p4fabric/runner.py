@@ -347,6 +347,7 @@ class Runner:
         hosts = [replacer.host_of(h) if replacer is not None else h for h in workers]
         results = [self._read_result(run, rank, hosts[rank], outputs[host]) for rank, host in enumerate(workers)]
         if replacer is not None:
+            results = [replacer.with_first_steps(r, workers[rank]) for rank, r in enumerate(results)]
             report.faults.update(replacer.finish())
         report.worker_results += results
         report.modes.append(summarise(name, results, opts.size, opts.count, fmt=run.fmt))

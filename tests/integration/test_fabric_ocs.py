@@ -23,13 +23,13 @@ def test_spine_killed_on_ocs_fabric_is_repatched_to_the_spare_exactly(tmp_path: 
 
     monkeypatch.setenv("P4INA_STATE_DIR", str(tmp_path / "state"))
     before = set(os.listdir("/sys/class/net"))
-    opts = RunOptions(topo="ocs-leafspine,2,2,1,1,ocs_ms=30", out=tmp_path / "out", size=32768, count=8, values=64,
-                      faults=build_plan(kill_switch=["spine1@5"]), show_progress=False, plots=False)
+    opts = RunOptions(topo="ocs-leafspine,2,2,1,1,ocs_ms=30", out=tmp_path / "out", size=32768, count=20, values=64,
+                      faults=build_plan(kill_switch=["spine1@2"]), show_progress=False, plots=False)
     runner = OcsRecoveryRunner(opts, recoveries=("re-patch",), log=lambda _text: None)
     report = runner.run().to_dict()
     assert report["exact"] is True, report["errors"]
     (mode,) = report["modes"]
-    assert mode["mode"] == "in-network (re-patch)" and mode["steps"] == 8 and mode["workers_failed"] == 0
+    assert mode["mode"] == "in-network (re-patch)" and mode["steps"] == 20 and mode["workers_failed"] == 0
     record = report["faults"]["recoveries"]["re-patch"]
     assert len(record["fired"]) == 1 and record["fired"][0]["ok"], record  # the kill landed before the job ended
     assert record["spine"] == "spine1" and record["device"] == "spine1" and record["spare"] == "spare1"

@@ -24,7 +24,7 @@ def test_mn_sees_our_topos_switch_and_link(monkeypatch: pytest.MonkeyPatch) -> N
     from p4fabric.node import P4Link, P4Switch
 
     customs = _load(["mn", "--switch", "p4ina"], monkeypatch)
-    assert set(customs["topos"]) == {"single", "leafspine", "fattree", "dragonfly", "torus", "ring"}
+    assert set(customs["topos"]) == {"single", "leafspine", "fattree", "dragonfly", "torus", "ring", "ocs-leafspine"}
     assert customs["switches"] == {"p4ina": P4Switch}
     assert customs["links"] == {"p4ina": P4Link}
     public = {k for k in customs if not k.startswith("_")}
