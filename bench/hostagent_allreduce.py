@@ -1,4 +1,5 @@
-"""Host agent: its own packet rates, and all-reduce time in-network vs host ring vs gloo, with the adaptive threshold.
+"""Host agent: its own packet rates and CPU per chunk (a whole worker against an instant switch, at 256/1024/2048
+values per packet), and all-reduce time in-network vs host ring vs gloo, with the adaptive threshold.
 
 In-network runs 4 `Worker`s (threads) through p4src/p4ina.p4 on one embedded switch; the ring runs 4 `RingAllReduce`
 ranks (threads) over TCP loopback on the same machine; gloo runs 4 processes when torch is installed (full runs
@@ -144,6 +145,8 @@ def _adaptive(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run(quick: bool) -> dict[str, Any]:
     result: dict[str, Any] = {"agent_pps": perf.measure(quick)}
+    # A whole worker against an instant (echo) switch over UDP loopback: its CPU per chunk at fabric widths.
+    result["agent_cpu"] = [perf.allreduce_cpu(lanes, n_values=1 << (18 if quick else 20)) for lanes in (256, 1024, 2048)]
     sizes = [64, 1024, 16384] if quick else [64, 1024, 16384, 65536, 262144]
     repeats = 1 if quick else 3
     net = InNetwork()
@@ -175,6 +178,7 @@ def run(quick: bool) -> dict[str, Any]:
     result["summary"] = {  # what `p4ina bench` shows in its table
         "agent_fill_pps": result["agent_pps"]["fill_int32_pps"],
         "agent_worker_pps": result["agent_pps"]["worker_loopback_pps"],
+        **{f"agent_cpu_us_per_chunk_{r['lanes']}": r["cpu_us_per_chunk"] for r in result["agent_cpu"]},
         f"innet_{largest['floats']}_s": largest["in_network_s"],
         f"ring_{largest['floats']}_s": largest["ring_s"],
         "adaptive_small": adaptive["small"],

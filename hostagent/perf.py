@@ -8,16 +8,22 @@ transport calls) with no network in the way. All return packets per second.
 
 from __future__ import annotations
 
+import os
 import queue
+import select
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from hostagent import protocol as P
 from hostagent import quantize as Q
 from hostagent.codec import ChunkHeaders, Endpoints, build_template, fill_frames, parse_payload
-from hostagent.transport import L4_PAYLOAD, Frame, Transport, frame_view
+from hostagent.transport import L4_PAYLOAD, Frame, Transport, UdpTransport, frame_view
 from hostagent.worker import Worker
 
 
@@ -101,6 +107,72 @@ def loopback_rate(n_values: int = 640_000, pool_size: int = 64, repeats: int = 3
     return _best_rate(n, run, repeats)
 
 
+def _udp_echo(port_out: Any) -> None:
+    """The UDP echo 'switch' (run in its own process by `allreduce_cpu`): every DATA comes back as its RESULT,
+    in bursts (recvmmsg/sendmmsg), so the worker's process pays only for the worker."""
+    from pktio.mmsg import MmsgReceiver, MmsgSender
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    sock.bind(("127.0.0.1", 0))
+    print(sock.getsockname()[1], file=port_out, flush=True)
+    peer = int(sys.stdin.readline())
+    sock.connect(("127.0.0.1", peer))
+    rx, tx = MmsgReceiver(sock, slots=64, slot_size=16384), MmsgSender(sock, slots=64, slot_size=16384)
+    while True:
+        select.select([sock], [], [])
+        for payload in rx.recv_batch():
+            if len(payload) < 2:
+                return  # the stop datagram
+            p = bytearray(payload)
+            p[P.OFF_FMT_FLAGS] |= P.FLAG_RESULT
+            tx.add(p)
+        tx.flush()
+
+
+def allreduce_cpu(lanes: int, n_values: int = 1 << 20, pool_size: int = 64, repeats: int = 3) -> dict[str, Any]:
+    """CPU of one worker per chunk (DATA out and RESULT in) for a float32 all-reduce of `n_values` packed
+    `lanes` values per packet, through `UdpTransport` on loopback to an echo switch in another process.
+
+    This is what a fabric worker spends per step (quantize, frames, window, send/recv system calls, reassembly)
+    without the switches' cost. The exponent is predicted from a warm-up call, as in training steps. Reports the
+    best of `repeats` calls: CPU microseconds of this thread per chunk, and wall seconds per call."""
+    echo = subprocess.Popen([sys.executable, "-m", "hostagent.perf", "--udp-echo"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert echo.stdin is not None and echo.stdout is not None
+    transport: UdpTransport | None = None
+    try:
+        echo_port = int(echo.stdout.readline())
+        transport = UdpTransport("127.0.0.1", local_port=0, bind_addr="127.0.0.1", agg_port=echo_port)
+        echo.stdin.write(f"{transport.sock.getsockname()[1]}\n")
+        echo.stdin.flush()
+        worker = Worker(1, 0, n_workers=1, transport=transport, pool_size=pool_size, values_per_packet=lanes,
+                        timeout=0.2)
+        x = np.random.default_rng(lanes).standard_normal(n_values).astype(np.float32)
+        worker.allreduce(x)  # warm-up: agrees the exponent, then every call is one exchange (predicted exponent)
+        expected = worker.allreduce(x)
+        n_chunks = -(-n_values // lanes)
+        best_cpu, best_wall = float("inf"), float("inf")
+        for _ in range(repeats):
+            cpu, wall = time.thread_time(), time.perf_counter()
+            out = worker.allreduce(x)
+            best_cpu = min(best_cpu, time.thread_time() - cpu)
+            best_wall = min(best_wall, time.perf_counter() - wall)
+            if not np.array_equal(out, expected):
+                raise AssertionError("the echo all-reduce changed between calls")
+        return {"lanes": lanes, "values": n_values, "chunks": n_chunks, "cpu_us_per_chunk": round(best_cpu / n_chunks
+                * 1e6, 2), "wall_s": round(best_wall, 4), "retransmissions": worker.stats.retransmissions}
+    finally:
+        if transport is not None:
+            transport.sock.send(b"x")
+            transport.close()
+        try:
+            echo.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            echo.kill()
+            echo.wait()
+
+
 def measure(quick: bool = False) -> dict[str, float]:
     """All agent rates (packets/s), rounded, for a JSON report."""
     scale = 10 if quick else 1
@@ -110,3 +182,12 @@ def measure(quick: bool = False) -> dict[str, float]:
         "parse_pps": round(parse_rate(20_000 // scale)),
         "worker_loopback_pps": round(loopback_rate(640_000 // scale)),
     }
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--udp-echo"]:
+        _udp_echo(sys.stdout)
+    else:
+        import json
+
+        print(json.dumps([allreduce_cpu(lanes) for lanes in (256, 1024, 2048)], indent=2))
