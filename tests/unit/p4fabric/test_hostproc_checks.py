@@ -13,7 +13,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from p4fabric.hostproc import Output, check, innet_bound, reference, run_steps
+from p4fabric import hostproc
+from p4fabric.hostproc import Output, StepData, check, innet_bound, reference, run_steps, tensor
 
 from hostagent import quantize as Q
 
@@ -67,6 +68,23 @@ def test_run_steps_records_each_step_and_the_verdicts(tmp_path: Path) -> None:
     assert len(final["step_seconds"]) == 2
     records = [json.loads(line) for line in args.out.read_text().splitlines()]
     assert [(r["step"], r["exact"], r["within_bound"]) for r in records] == [(0, True, True), (1, False, True)]
+
+
+def test_step_data_is_made_before_the_steps_within_the_budget(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within the budget every step's pair exists before the first is taken (nothing is generated between timed
+    steps); past it the pairs are made on demand; the pairs are the same either way."""
+    args = _args(tmp_path, 3)
+    ahead = StepData(args, range(3))
+    assert sorted(ahead.ready) == [0, 1, 2]
+    monkeypatch.setattr(hostproc, "PRECOMPUTE_BYTES", 3 * args.size * 8 - 1)
+    lazy = StepData(args, range(3))
+    assert lazy.ready == {}
+    for step in range(3):
+        for got in (ahead.take(step), lazy.take(step)):
+            assert np.array_equal(got[0], tensor(args.seed, args.rank, step, args.size))
+            assert np.array_equal(got[1], reference(args.seed, args.world, step, args.size))
+    assert ahead.ready == {}
 
 
 @pytest.mark.slow
