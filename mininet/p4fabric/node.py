@@ -52,6 +52,16 @@ def milliseconds(value: float | str | None) -> float:
     return float(match.group(1)) * scale
 
 
+#: Launches of a switch whose automatically chosen gRPC port was taken before it could bind it.
+PORT_RACE_ATTEMPTS = 3
+
+
+def _lost_port_race(message: str) -> bool:
+    """Whether a start failure says the gRPC address was in use (p4ina switch's and gRPC's wordings)."""
+    lowered = message.lower()
+    return "address in use" in lowered or "address already in use" in lowered or "failed to bind" in lowered
+
+
 class P4Intf(TCIntf):
     """An interface whose bandwidth limit uses tc (htb/tbf exist here) and whose loss/duplication/reordering/delay
     are kept as `impairment` for the switch to apply. Checksum offload is off: a P4 switch reading raw frames must
@@ -114,6 +124,17 @@ class P4Switch(Switch):
     def start(self, controllers: list[Any]) -> None:
         del controllers  # the control plane speaks P4Runtime to grpc_address, not OpenFlow
         self.disable_offloads()
+        chosen = self.grpc_port is None
+        for attempt in range(PORT_RACE_ATTEMPTS):
+            try:
+                return self._start_once()
+            except FabricStartError as exc:
+                # A port free when chosen can be taken by another process before the switch binds it: choose again.
+                if not chosen or attempt + 1 == PORT_RACE_ATTEMPTS or not _lost_port_race(str(exc)):
+                    raise
+                self.grpc_port = None
+
+    def _start_once(self) -> None:
         config = SwitchConfig(
             name=self.name, ports=self.port_map(), grpc_port=self.grpc_port or free_tcp_port(),
             log_file=self.log_dir / f"{self.name}.log", device_id=self.device_id, cpu_port=self.cpu_port,

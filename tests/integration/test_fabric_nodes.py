@@ -158,3 +158,27 @@ def test_embedded_switch_nodes_no_p4(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert [i.split(":")[:2] for i in impair] == [["1", "both"], ["2", "out"]]  # host link, switch link
         assert all("loss=0.01" in i for i in impair)
     assert _gone(pids)
+
+
+def test_switch_started_again_when_its_chosen_port_was_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gRPC port is chosen free, then bound by the switch process: another process can take it in between. The
+    node chooses again (the first choice here is a port this test holds open)."""
+    import socket
+
+    from p4fabric import node as node_module
+    from p4fabric.fabric import Fabric
+    from p4fabric.topos import parse_topo_spec
+
+    from p4ina.targets.process import free_tcp_port
+
+    monkeypatch.setenv("P4INA_STATE_DIR", str(tmp_path / "state"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        held = int(taken.getsockname()[1])
+        choices = iter([held])
+        monkeypatch.setattr(node_module, "free_tcp_port", lambda: next(choices, None) or free_tcp_port())
+        with Fabric(parse_topo_spec("single,1"), target="embedded", out_dir=tmp_path / "out") as fabric:
+            (switch,) = fabric.switches
+            assert switch.grpc_address != f"127.0.0.1:{held}"
+            assert _capabilities(switch.grpc_address)
