@@ -1,0 +1,254 @@
+"""p4c's v1model samples on the embedded target: share of .stf packet tests passed and of P4Info files equal to p4c's.
+
+Issue 16's third criterion. The data is p4c's public testdata, fetched by hand into a folder laid out as p4c's
+(`p4_16_samples/NAME.p4`, `NAME.stf`, included files; `p4_16_samples_outputs/NAME.p4.p4info.txtpb`) and never
+committed here. Beside them, `fetch.json` records what the fetch saw: `frame` (the .stf file names listed, in
+p4c's folder), `absent` (paths looked up that p4c does not have) and `unusable` (path -> why: truncated, or an
+older format than p4c writes today).
+
+The sample: every `-bmv2` .stf of the frame (not ebpf/ubpf/psa/pna/tc/dpdk), sorted, shuffled with `--seed`;
+the packet set is the first `--count` v1model programs (a program that does not include v1model.p4 is skipped);
+the P4Info set is the first `--count` in the same order that have a P4Info output. Unusable or unfetched data
+counts in neither numerator nor denominator, and is listed. Each failure is classified by its first error.
+
+    python -m bench.p4c_samples /tmp/p4c-testdata --out p4c_samples.json [--seed 16] [--count 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+import traceback
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bench._p4c_stf import StfError, compare_outputs, parse_stf, run_stf
+
+DEFAULT_DATA = Path(os.environ.get("P4C_TESTDATA", "/tmp/p4c-testdata"))
+INCLUDE = Path(__file__).resolve().parents[1] / "p4switch" / "include"
+EXCLUDED = re.compile(r"ebpf|ubpf|psa|pna|dpdk|(^|[-_])tc([-_]|$)")
+
+
+@dataclass
+class Verdict:
+    """One sample's result in one set. `verdict`: pass, fail or excluded; `kind` classifies a failure or exclusion;
+    `first_error` is its first line."""
+
+    verdict: str
+    kind: str = ""
+    first_error: str = ""
+
+
+def candidates(frame: list[str], seed: int) -> list[str]:
+    """The frame's v1model-looking -bmv2 samples (names without .stf), sorted then shuffled with `seed`."""
+    names = sorted({Path(n).name[:-len(".stf")] for n in frame
+                    if "/" not in n and n.endswith("-bmv2.stf") and not EXCLUDED.search(n)})
+    random.Random(seed).shuffle(names)
+    return names
+
+
+class Testdata:
+    """A p4c-style testdata folder and its `fetch.json`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        meta_path = root / "fetch.json"
+        self.meta: dict[str, Any] = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        self.absent = set(self.meta.get("absent", []))
+        self.unusable: dict[str, str] = dict(self.meta.get("unusable", {}))
+
+    def frame(self) -> list[str]:
+        listed = self.meta.get("frame")
+        return list(listed) if listed else sorted(p.name for p in (self.root / "p4_16_samples").glob("*.stf"))
+
+    def rel(self, name: str, what: str) -> str:
+        return {"p4": f"p4_16_samples/{name}.p4", "stf": f"p4_16_samples/{name}.stf",
+                "p4info": f"p4_16_samples_outputs/{name}.p4.p4info.txtpb"}[what]
+
+    def state(self, name: str, what: str) -> str:
+        """present, absent (p4c has no such file), unusable or unfetched."""
+        rel = self.rel(name, what)
+        if rel in self.unusable:
+            return "unusable"
+        if (self.root / rel).exists():
+            return "present"
+        return "absent" if rel in self.absent else "unfetched"
+
+    def text(self, name: str, what: str) -> str:
+        return (self.root / self.rel(name, what)).read_text()
+
+
+def first_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return lines[0] if lines else text.strip()
+
+
+def p4info_diff(got: str, want: str) -> str | None:
+    """The first differing line of two P4Info texts (1-based, as `got` / `want`), or None when equal."""
+    if got == want:
+        return None
+    a, b = got.splitlines(), want.splitlines()
+    for i, (x, y) in enumerate(zip(a, b, strict=False), 1):
+        if x != y:
+            return f"line {i}: got {x.strip()!r}, p4c has {y.strip()!r}"
+    if len(a) != len(b):
+        n = min(len(a), len(b)) + 1
+        extra = (a[n - 1] if len(a) > len(b) else b[n - 1]).strip()
+        return f"line {n}: {'only ours' if len(a) > len(b) else 'only p4c'} has {extra!r}"
+    return "texts differ in line endings or trailing whitespace"
+
+
+def p4info_format_problem(text: str) -> str | None:
+    """Why a stored P4Info is not comparable with what p4c writes today (None when it is)."""
+    if not text.rstrip().endswith("}") and "\n" in text.strip():
+        return "truncated (does not end with a closing brace)"
+    if "pkg_info" not in text:
+        return "older P4Info format (no pkg_info { arch } block)"
+    if "initial_default_action_id" in text:
+        return "older P4Info format (initial_default_action_id)"
+    return None
+
+
+def is_v1model(program: str) -> bool:
+    return re.search(r"#\s*include\s*[<\"]v1model\.p4[>\"]", program) is not None
+
+
+def compile_sample(data: Testdata, name: str) -> tuple[Any | None, str]:
+    """Our compiler on the sample; (compiled program, "") or (None, first error line)."""
+    from p4switch.compiler import compile_file
+
+    try:
+        return compile_file(data.root / data.rel(name, "p4"), include_dirs=[str(INCLUDE)]), ""
+    except Exception as exc:  # CompileError, or any crash: both are the compiler's miss, classified by message
+        kind = type(exc).__name__
+        message = first_line(str(exc)) or kind
+        return None, message if kind == "CompileError" else f"{kind}: {message}"
+
+
+def packet_verdict(data: Testdata, name: str, compiled: Any | None, compile_error: str) -> Verdict:
+    if compiled is None:
+        return Verdict("fail", "compile error", compile_error)
+    try:
+        test = parse_stf(data.text(name, "stf"))
+    except StfError as exc:
+        return Verdict("excluded", "data unusable", f".stf unreadable: {exc}")
+    try:
+        run = run_stf(compiled, test)
+    except Exception as exc:  # the switch failed to build or run the program
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return Verdict("fail", "switch error", f"{type(exc).__name__}: {first_line(str(exc))} ({where.name})")
+    if run.command_error:
+        return Verdict("fail", "stf command failed", run.command_error)
+    mismatch = compare_outputs(test, run.outputs)
+    return Verdict("fail", "packet mismatch", mismatch) if mismatch else Verdict("pass")
+
+
+def p4info_verdict(data: Testdata, name: str, compiled: Any | None, compile_error: str) -> Verdict:
+    want = data.text(name, "p4info")
+    problem = p4info_format_problem(want)
+    if problem:
+        return Verdict("excluded", "data unusable", problem)
+    if compiled is None:
+        return Verdict("fail", "compile error", compile_error)
+    diff = p4info_diff(compiled.p4info_text(), want)
+    return Verdict("fail", "p4info diff", diff) if diff else Verdict("pass")
+
+
+def summarise(results: dict[str, Verdict]) -> dict[str, Any]:
+    passed = sum(v.verdict == "pass" for v in results.values())
+    usable = sum(v.verdict != "excluded" for v in results.values())
+    classes = Counter(v.kind for v in results.values() if v.verdict == "fail")
+    examples = {k: next(f"{n}: {v.first_error}" for n, v in results.items() if v.kind == k and v.verdict == "fail")
+                for k in classes}
+    excluded = {n: f"{v.kind}: {v.first_error}" for n, v in results.items() if v.verdict == "excluded"}
+    return {"passed": passed, "usable": usable, "ratio": round(passed / usable, 4) if usable else None,
+            "failure_classes": dict(classes.most_common()), "examples": examples, "excluded": excluded,
+            "compile_errors": dict(Counter(v.first_error for v in results.values()
+                                           if v.kind == "compile error").most_common()),
+            "samples": {n: asdict(v) for n, v in results.items()}}
+
+
+def measure(root: Path, *, seed: int = 16, count: int = 50) -> dict[str, Any]:
+    data = Testdata(root)
+    order = candidates(data.frame(), seed)
+    packet_set: list[str] = []
+    p4info_set: list[str] = []
+    skipped: dict[str, str] = {}
+    for name in order:
+        program = data.state(name, "p4")
+        if program == "present" and not is_v1model(data.text(name, "p4")):
+            skipped[name] = "not a v1model program"
+            continue
+        if len(packet_set) < count:
+            packet_set.append(name)
+        if len(p4info_set) < count and data.state(name, "p4info") != "absent":
+            p4info_set.append(name)
+    compiled: dict[str, tuple[Any | None, str]] = {}
+
+    def compile_once(name: str) -> tuple[Any | None, str]:
+        if name not in compiled:
+            compiled[name] = compile_sample(data, name)
+        return compiled[name]
+
+    def excluded(name: str, need: tuple[str, ...]) -> Verdict | None:
+        for what in need:
+            state = data.state(name, what)
+            if state == "unusable":
+                return Verdict("excluded", "data unusable", f"{data.rel(name, what)}: "
+                               f"{data.unusable[data.rel(name, what)]}")
+            if state != "present":
+                return Verdict("excluded", "not fetched" if state == "unfetched" else "absent in p4c",
+                               data.rel(name, what))
+        return None
+
+    packets: dict[str, Verdict] = {}
+    for name in packet_set:
+        packets[name] = excluded(name, ("p4", "stf")) or packet_verdict(data, name, *compile_once(name))
+    infos: dict[str, Verdict] = {}
+    for name in p4info_set:
+        infos[name] = excluded(name, ("p4", "p4info")) or p4info_verdict(data, name, *compile_once(name))
+    return {
+        "what": "p4c v1model samples on the embedded target (issue 16): .stf packet tests and P4Info files",
+        "testdata": str(root), "seed": seed, "count": count,
+        "frame": data.frame(), "frame_note": data.meta.get("frame_note", ""),
+        "order": order, "skipped": skipped,
+        "packet_tests": {"sample": packet_set, **summarise(packets)},
+        "p4info": {"sample": p4info_set, **summarise(infos)},
+    }
+
+
+def unavailable() -> str | None:
+    """`p4ina bench` runs this only where p4c's testdata was fetched (it is never committed here)."""
+    if not (DEFAULT_DATA / "p4_16_samples").is_dir():
+        return f"p4c's testdata is not in {DEFAULT_DATA} (set P4C_TESTDATA; docs/compiler.md, 'p4c's samples')"
+    return None
+
+
+def run(quick: bool) -> dict[str, Any]:
+    return measure(DEFAULT_DATA)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("testdata", type=Path, help="folder laid out like p4c's testdata")
+    parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--count", type=int, default=50)
+    args = parser.parse_args(argv)
+    result = measure(args.testdata, seed=args.seed, count=args.count)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    for key in ("packet_tests", "p4info"):
+        part = result[key]
+        print(f"{key}: {part['passed']}/{part['usable']} passed ({part['ratio']}); excluded {len(part['excluded'])};"
+              f" failures {part['failure_classes']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
