@@ -149,8 +149,8 @@ def ternary(text: str) -> tuple[int, int]:
     """bmv2stf's `makeMask`: each digit written is matched (mask all ones), `*` digits are not."""
     prefix = text[:2].lower()
     if "&&&" in text:
-        value, mask = text.split("&&&", 1)
-        return parse_number(value), parse_number(mask)
+        value_text, mask_text = text.split("&&&", 1)
+        return parse_number(value_text), parse_number(mask_text)
     if prefix not in _DIGIT_BITS:
         raise StfError(f"Decimal value {text} not supported for ternary key")
     bits, digits = _DIGIT_BITS[prefix], text[2:]
@@ -296,10 +296,10 @@ class StfApplier:
         fields = {f.name: f for f in table.match_fields}
         given: dict[str, str] = {}
         for w in words:
-            k, sep, v = w.partition(":")
+            k, sep, key_value = w.partition(":")
             if not sep:
                 raise StfError(f"bad key {w!r}")
-            given[_key_name(sorted(fields), k)] = v
+            given[_key_name(sorted(fields), k)] = key_value
         kinds = {f.match_type for f in table.match_fields}
         for f in table.match_fields:
             kind = _MATCH_KINDS.get(f.match_type, "other")
