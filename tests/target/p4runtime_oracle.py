@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
@@ -432,62 +433,56 @@ class Model:
             out.append(canon)
         return out
 
+    def _replicated(self, kind: int, store: dict[int, Any], key: int, replicas_in: Any, codes: set[str],
+                    what: str) -> list[p4runtime_pb2.Replica] | None:
+        """What group and clone session writes share: DELETE, the replica list and INSERT/MODIFY against what
+        exists, refused with every code that applies (`codes`: the entity's own). The checked replicas, or None
+        once a DELETE is done."""
+        existing = store.get(key)
+        if kind == p4runtime_pb2.Update.DELETE:
+            if existing is None:
+                raise Refused({NOT_FOUND}, f"delete of a missing {what}")
+            del store[key]
+            return None
+        replicas: list[p4runtime_pb2.Replica] = []
+        try:
+            replicas = self._replicas(replicas_in)
+        except Refused as refused:
+            codes = codes | refused.codes
+        if kind == p4runtime_pb2.Update.INSERT and existing is not None:
+            codes = codes | {EXISTS}
+        if kind == p4runtime_pb2.Update.MODIFY and existing is None:
+            codes = codes | {NOT_FOUND}
+        if codes:
+            raise Refused(codes, f"{what} write refused")
+        return replicas
+
     def _group(self, kind: int, g: p4runtime_pb2.MulticastGroupEntry) -> None:
         if g.multicast_group_id == 0:
             raise Refused({INVALID}, "multicast group id 0")
         if g.multicast_group_id > MAX_GROUP_ID:
             raise Refused({OUT_OF_RANGE, INVALID}, "multicast group id past the target's range")
-        existing = self.groups.get(g.multicast_group_id)
-        if kind == p4runtime_pb2.Update.DELETE:
-            if existing is None:
-                raise Refused({NOT_FOUND}, "delete of a missing group")
-            del self.groups[g.multicast_group_id]
-            return
-        codes: set[str] = set()
-        replicas: list[p4runtime_pb2.Replica] = []
-        try:
-            replicas = self._replicas(g.replicas)
-        except Refused as refused:
-            codes |= refused.codes
-        if kind == p4runtime_pb2.Update.INSERT and existing is not None:
-            codes.add(EXISTS)
-        if kind == p4runtime_pb2.Update.MODIFY and existing is None:
-            codes.add(NOT_FOUND)
-        if codes:
-            raise Refused(codes, "group write refused")
-        self.groups[g.multicast_group_id] = p4runtime_pb2.MulticastGroupEntry(
-            multicast_group_id=g.multicast_group_id, replicas=replicas, metadata=g.metadata)
+        replicas = self._replicated(kind, self.groups, g.multicast_group_id, g.replicas, set(), "group")
+        if replicas is not None:
+            self.groups[g.multicast_group_id] = p4runtime_pb2.MulticastGroupEntry(
+                multicast_group_id=g.multicast_group_id, replicas=replicas, metadata=g.metadata)
 
     def _session(self, kind: int, c: p4runtime_pb2.CloneSessionEntry) -> None:
         if c.session_id == 0:
             raise Refused({INVALID, BMV2_CODES["clone session id 0"]}, "clone session id 0")
         if c.session_id > MAX_SESSION_ID:
             raise Refused({OUT_OF_RANGE, INVALID}, "clone session id past the target's range")
-        existing = self.sessions.get(c.session_id)
-        if kind == p4runtime_pb2.Update.DELETE:
-            if existing is None:
-                raise Refused({NOT_FOUND}, "delete of a missing session")
-            del self.sessions[c.session_id]
-            return
-        codes: set[str] = set()
-        replicas: list[p4runtime_pb2.Replica] = []
-        try:
-            replicas = self._replicas(c.replicas)
-        except Refused as refused:
-            codes |= refused.codes
-        if c.class_of_service > MAX_CLASS_OF_SERVICE:
-            codes |= {INVALID, UNIMPLEMENTED}
-        if c.packet_length_bytes < 0:
-            codes |= {INVALID, OUT_OF_RANGE}
-        if kind == p4runtime_pb2.Update.INSERT and existing is not None:
-            codes.add(EXISTS)
-        if kind == p4runtime_pb2.Update.MODIFY and existing is None:
-            codes.add(NOT_FOUND)
-        if codes:
-            raise Refused(codes, "clone session write refused")
-        self.sessions[c.session_id] = p4runtime_pb2.CloneSessionEntry(
-            session_id=c.session_id, replicas=replicas, class_of_service=c.class_of_service,
-            packet_length_bytes=c.packet_length_bytes)
+        own: set[str] = set()
+        if kind != p4runtime_pb2.Update.DELETE:
+            if c.class_of_service > MAX_CLASS_OF_SERVICE:
+                own |= {INVALID, UNIMPLEMENTED}
+            if c.packet_length_bytes < 0:
+                own |= {INVALID, OUT_OF_RANGE}
+        replicas = self._replicated(kind, self.sessions, c.session_id, c.replicas, own, "clone session")
+        if replicas is not None:
+            self.sessions[c.session_id] = p4runtime_pb2.CloneSessionEntry(
+                session_id=c.session_id, replicas=replicas, class_of_service=c.class_of_service,
+                packet_length_bytes=c.packet_length_bytes)
 
     # -- reads ----------------------------------------------------------------------------------------------------
     def read_table(self, req: p4runtime_pb2.TableEntry) -> list[p4runtime_pb2.Entity]:
