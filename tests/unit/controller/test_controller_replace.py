@@ -11,37 +11,26 @@ from collections.abc import Iterator
 import pytest
 from controller_p4rt_double import DoubleServer
 from controller_program_p4info import documented_p4info
+from doubled_fabric import Env, doubled_leaf_spine, job_manager
 
 from controller.client import entity, update
 from controller.exceptions import JobError, RpcError
 from controller.fabric import Fabric
 from controller.jobs import JobManager
 from controller.p4info import P4InfoHelper
-from controller.program import P4inaProgram
-from controller.state import ControllerState
-from controller.topologies import leaf_spine
 from controller.topology import Topology
 
-Env = tuple[Topology, dict[str, DoubleServer], Fabric]
 HELPER = P4InfoHelper(documented_p4info())
 
 
 @pytest.fixture
 def fabric() -> Iterator[Env]:
-    topo = leaf_spine(leaves=2, spines=2, hosts_per_leaf=3)
-    servers = {name: DoubleServer() for name in topo.switches}
-    for name, s in servers.items():
-        topo.switches[name].grpc = s.address
-    fab = Fabric(topo, timeout=5)
-    fab.push_pipeline(documented_p4info(), b"{}").raise_first()
-    yield topo, servers, fab
-    fab.close()
-    for s in servers.values():
-        s.stop()
+    with doubled_leaf_spine(hosts_per_leaf=3) as env:
+        yield env
 
 
 def _manager(topo: Topology, fab: Fabric) -> JobManager:
-    return JobManager(topo, fab, P4inaProgram(), HELPER, ControllerState())
+    return job_manager(topo, fab)
 
 
 def _admitted(server: DoubleServer, job: int) -> set[tuple[int, int]]:
