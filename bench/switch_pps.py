@@ -1,6 +1,7 @@
 """Embedded switch packets/s: file mode for plain L3 forwarding and the SwitchML-style aggregation (64 x int32,
-4 workers), the live switch forwarding between two veth pairs (root only), and the aggregate_wide program at 64 to
-2048 int32 per packet, vectorised and scalar side by side (CPU per packet, aggregated elements per CPU second)."""
+4 workers), the live switch forwarding between two veth pairs (root only), the aggregate_wide program at 64 to
+2048 int32 per packet, vectorised and scalar side by side (CPU per packet, aggregated elements per CPU second), and
+p4src/p4ina.p4 itself at 1024 and 2048 values per packet with a job of 4 workers installed (what the fabric runs)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ BMV2_AGGREGATE_PPS = 15_800
 VETHS = (("p4b-a0", "p4b-a1"), ("p4b-b0", "p4b-b1"))
 #: Values per packet of the aggregate_wide sweep (bench/_wide.py generates the program for each).
 WIDE_SIZES = (64, 256, 1024, 2048)
+#: Values per packet of the p4ina.p4 runs (bench/_p4ina_file.py; about 20 s and 45 s of compile CPU).
+P4INA_SIZES = (1024, 2048)
 
 
 def run(quick: bool) -> dict[str, Any]:
@@ -52,6 +55,7 @@ def run(quick: bool) -> dict[str, Any]:
             results["l3_forward_live_veth"] = _live_veth(l3, n, "ring")
             results["l3_forward_live_veth_socket"] = _live_veth(l3, n, "socket")
     results["aggregate_wide_file"] = wide_sweep(quick)
+    results["p4ina_file"] = p4ina_sweep(quick)
     summary: dict[str, Any] = {}
     for prefix, name in (("aggregate_file", "aggregate_file"), ("l3_file", "l3_forward_file")):
         if "pps" in results[name]:
@@ -74,8 +78,29 @@ def run(quick: bool) -> dict[str, Any]:
         summary["wide_1024_speedup_vs_scalar"] = wide["1024"]["speedup_cpu"]
     if "cpu_per_packet_2048_over_64" in wide:
         summary["wide_cpu_per_packet_2048_over_64"] = wide["cpu_per_packet_2048_over_64"]
+    for n in P4INA_SIZES:
+        run_n = results["p4ina_file"].get(str(n), {})
+        if "cpu_us_per_packet" in run_n:
+            summary[f"p4ina_{n}_cpu_us_per_packet"] = run_n["cpu_us_per_packet"]
+            summary[f"p4ina_{n}_elements_per_cpu_s"] = run_n["elements_per_cpu_s"]
     results["summary"] = summary
     return results
+
+
+def p4ina_sweep(quick: bool, sizes: tuple[int, ...] = P4INA_SIZES) -> dict[str, Any]:
+    """p4src/p4ina.p4 built for each size, a job of 4 workers installed, every 4th DATA completing a slot and
+    multicast as a RESULT: switch CPU per ingress packet and int32 elements aggregated per CPU second."""
+    from bench._p4ina_file import measure
+    from p4switch.exceptions import CompileError
+
+    out: dict[str, Any] = {"loadavg_before": list(os.getloadavg())}
+    for n in sizes:
+        try:
+            out[str(n)] = measure(n, 2_000 if quick else 8_000)
+        except CompileError as exc:
+            out[str(n)] = {"skipped": str(exc).splitlines()[0][-200:]}
+    out["loadavg_after"] = list(os.getloadavg())
+    return out
 
 
 def wide_sweep(quick: bool, sizes: tuple[int, ...] = WIDE_SIZES) -> dict[str, Any]:
