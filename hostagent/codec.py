@@ -1,5 +1,6 @@
 """The hot path: every DATA frame of an all-reduce built at once with numpy from one Scapy-built template, and
-RESULT payloads read with `struct` and `np.frombuffer`.
+RESULT payloads read with `struct` and `np.frombuffer` (`parse_payload`, one at a time) or a burst at once as
+structured views (`header_view`, `values_view`).
 
 Scapy builds one frame per (worker, format) once, so Ethernet/IPv4/UDP are right by construction (lengths, IPv4
 checksum, ToS): a frame's L2-L4 bytes never change between chunks because every chunk has the same size. The
@@ -69,20 +70,25 @@ class ChunkHeaders:
 
 
 def fill_frames(
-    template: npt.NDArray[np.uint8], fmt: int, hdr: ChunkHeaders, values: npt.NDArray[Any]
+    template: npt.NDArray[np.uint8],
+    fmt: int,
+    hdr: ChunkHeaders,
+    values: npt.NDArray[Any],
+    out: npt.NDArray[np.uint8] | None = None,
 ) -> npt.NDArray[np.uint8]:
     """All DATA frames of an all-reduce: a (n_chunks, frame_len) uint8 array, one frame per row.
 
     `values` is (n_chunks, lanes) of integers already in range for `fmt`, `lanes` the template's; the checksum is
-    computed here."""
+    computed here. `out` (that shape, uint8) is reused when given: a worker's buffer from its previous call, every
+    byte rewritten, so a step allocates (and page-faults) nothing."""
     n = values.shape[0]
     flen = template.shape[0]
     if values.ndim != 2 or P.VALUES_OFFSET + P.values_len(fmt, values.shape[1]) != flen:
         raise ProtocolError(f"{values.shape} values do not fit a {flen}-byte {P.FORMAT_NAMES[fmt]} frame template")
-    frames = np.empty((n, flen), dtype=np.uint8)
-    frames[:] = template
+    frames = out if out is not None and out.shape == (n, flen) else np.empty((n, flen), dtype=np.uint8)
     if n == 0:
         return frames
+    frames[:, : P.AGG_OFFSET] = template[: P.AGG_OFFSET]  # Ethernet/IPv4/UDP: the same for every chunk
     head = np.zeros(n, dtype=P.AGG_HDR_DTYPE)
     head["job_id"] = hdr.job_id
     head["slot"] = hdr.slots
@@ -92,12 +98,15 @@ def fill_frames(
     head["count"] = 1
     head["seq"] = hdr.seqs
     head["step"] = hdr.step & 0xFFFFFFFF
-    wide = values.astype(np.int64)
-    head["csum"] = (wide.sum(axis=1) & 0xFFFFFFFF).astype(np.uint32)
+    head["csum"] = row_checksums(values)
     frames[:, P.AGG_OFFSET : P.VALUES_OFFSET] = head.view(np.uint8).reshape(n, P.AGG_HDR_LEN)
-    wire = values.astype(wire_dtype(fmt))
-    frames[:, P.VALUES_OFFSET :] = wire.view(np.uint8).reshape(n, P.values_len(fmt, values.shape[1]))
+    frames[:, P.VALUES_OFFSET :].view(wire_dtype(fmt))[...] = values
     return frames
+
+
+def row_checksums(values: npt.NDArray[Any]) -> npt.NDArray[np.uint32]:
+    """`protocol.checksum` of every row of a 2-D array of values at once."""
+    return (values.sum(axis=1, dtype=np.int64) & 0xFFFFFFFF).astype(np.uint32)
 
 
 def mark_retransmission(frame: npt.NDArray[np.uint8]) -> None:
@@ -143,6 +152,32 @@ def parse_payload(payload: bytes, lanes: int = P.VALUES_PER_PACKET) -> Result | 
     return Result(
         job_id, slot, fmt, fmt_flags & 0x3F, ver_child >> 7, ver_child & 0x1F, exp, count, seq, step, csum, values
     )
+
+
+_RECORDS: dict[int, np.dtype[Any]] = {}
+
+
+def header_view(buf: bytes, length: int) -> npt.NDArray[np.void]:
+    """The aggregation headers of `len(buf) // length` payloads of `length` bytes (>= AGG_HDR_LEN) laid end to
+    end, as one structured array over `buf` (no copy): a burst of RESULTs parsed by a handful of numpy calls."""
+    dt = _RECORDS.get(length)
+    if dt is None:
+        fields = P.AGG_HDR_DTYPE.fields
+        assert fields is not None
+        names = list(P.AGG_HDR_DTYPE.names or ())
+        dt = _RECORDS[length] = np.dtype({"names": names, "formats": [fields[k][0] for k in names],
+                                          "offsets": [fields[k][1] for k in names], "itemsize": length})
+    return np.frombuffer(buf, dtype=dt, count=len(buf) // length)
+
+
+def values_view(buf: bytes, length: int, fmt: int, lanes: int) -> npt.NDArray[np.signedinteger]:
+    """The first `lanes` values in format `fmt` of each payload of `length` bytes in `buf` (as `header_view`): a
+    (count, lanes) view, no copy. Needs length >= AGG_HDR_LEN + values_len(fmt, lanes)."""
+    count = len(buf) // length
+    if length < P.AGG_HDR_LEN + P.values_len(fmt, lanes):
+        raise ProtocolError(f"payloads of {length} bytes do not hold {lanes} {P.FORMAT_NAMES[fmt]} values")
+    dt = wire_dtype(fmt)
+    return np.ndarray((count, lanes), dtype=dt, buffer=buf, offset=P.AGG_HDR_LEN, strides=(length, dt.itemsize))
 
 
 def peek_job(payload: bytes) -> int:

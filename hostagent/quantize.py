@@ -47,7 +47,7 @@ def guard_bits(n_workers: int) -> int:
     return math.ceil(math.log2(n_workers)) if n_workers > 1 else 0
 
 
-def block_exponent(values: npt.NDArray[np.floating]) -> int:
+def block_exponent(values: npt.NDArray[Any]) -> int:
     """The smallest e with every |value| < 2**e (ZERO_EXPONENT for an all-zero or empty block).
 
     Raises QuantizationError for NaN or infinity: they have no fixed-point form, and a silently wrong gradient is
@@ -68,15 +68,41 @@ def frac_bits(shared_exponent: int, n_workers: int) -> int:
     return 30 - guard_bits(n_workers) - shared_exponent
 
 
+def _pow2(f: int) -> float | None:
+    """2.0**f when it is a normal float64 (then x * 2**f is exactly ldexp(x, f): one correctly rounded operation),
+    else None. A multiply is ~30x cheaper than numpy's ldexp."""
+    return math.ldexp(1.0, f) if -1022 <= f <= 1023 else None
+
+
 def to_wire(values: npt.NDArray[Any], f: int) -> npt.NDArray[np.float64]:
     """w = x * 2**f, exactly (a power-of-two scale in float64 loses nothing)."""
-    return np.ldexp(values.astype(np.float64), f)
+    scale = _pow2(f)
+    if scale is None:
+        return np.ldexp(values.astype(np.float64), f)
+    return np.multiply(values, scale, dtype=np.float64)
 
 
 def encode_int32(wire: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
     """Round wire values to integers; values beyond int32 are clipped (the switch then flags OVERFLOW only if the
     sum saturates, which the caller detects; a clip here is reported by `int32_clipped`)."""
-    return np.clip(np.rint(wire), -(2**31), 2**31 - 1).astype(np.int64)
+    r = np.rint(wire)
+    np.clip(r, -(2**31), 2**31 - 1, out=r)
+    return r.astype(np.int64)
+
+
+def encode_int32_rows(values: npt.NDArray[Any], f: int, lanes: int) -> npt.NDArray[np.int32]:
+    """`encode_int32(to_wire(values, f))` cut into packet rows: a (n_chunks, lanes) int32 array, the last row
+    zero-padded. One float64 buffer worked in place: what a worker sends, without a copy per step of the way."""
+    n = -(-values.size // lanes)
+    buf = np.zeros(n * lanes, dtype=np.float64)
+    scale = _pow2(f)
+    if scale is None:
+        buf[: values.size] = np.ldexp(values.astype(np.float64), f)
+    else:
+        np.multiply(values, scale, out=buf[: values.size], dtype=np.float64)
+    np.rint(buf, out=buf)
+    np.clip(buf, -(2**31), 2**31 - 1, out=buf)
+    return buf.astype(np.int32).reshape(n, lanes)
 
 
 def int32_clipped(wire: npt.NDArray[np.float64]) -> bool:
@@ -91,13 +117,17 @@ def encode_narrow(rows: npt.NDArray[np.float64], bits: int) -> tuple[npt.NDArray
     _, m = np.frexp(peak)  # peak < 2**m (m = 0 for a zero row)
     shifts = np.maximum(0, m.astype(np.int64) - (bits - 1))
     top = 2 ** (bits - 1) - 1
-    q = np.clip(np.rint(np.ldexp(rows, -shifts[:, None])), -top, top).astype(np.int64)
+    scaled = np.multiply(rows, np.ldexp(1.0, -shifts)[:, None])  # 2**-s (0 <= s <= 30): exact, as ldexp
+    q = np.clip(np.rint(scaled, out=scaled), -top, top).astype(np.int64)
     return q, shifts
 
 
 def from_wire(units: npt.NDArray[np.floating | np.integer], f: int, dtype: npt.DTypeLike) -> npt.NDArray[np.floating]:
     """Floats of summed wire units: exact in float64, then one rounding to `dtype`."""
-    return np.ldexp(np.asarray(units, dtype=np.float64), -f).astype(dtype)
+    scale = _pow2(-f)
+    if scale is None:
+        return np.ldexp(np.asarray(units, dtype=np.float64), -f).astype(dtype)
+    return np.multiply(units, scale, dtype=np.float64).astype(dtype)
 
 
 def _eps(out_dtype: npt.DTypeLike) -> float:

@@ -9,8 +9,9 @@ AF_PACKET in a Mininet namespace, no ARP needed) or into an embedded switch in t
 Batching (issue 17): the kernel transports move bursts, not packets. `send_later` queues a frame; the queue leaves
 with one `sendmmsg` when the worker next calls `recv` with nothing already received (so before it could block),
 when it holds 64 frames, or on `flush`. `recv` drains everything waiting in one `recvmmsg` (UDP) or from an mmap
-ring (AF_PACKET) and hands the payloads out one by one. The wire protocol and the worker's window are unchanged;
-`batched=False` restores one system call per packet (the comparison in `bench/hostagent_io.py`).
+ring (AF_PACKET) and hands the payloads out one by one; `recv_many` hands out the whole burst at once (what a
+worker uses: it checks and stores a burst with a few numpy calls). The wire protocol and the worker's window are
+unchanged; `batched=False` restores one system call per packet (the comparison in `bench/hostagent_io.py`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ ETH_LEN, IPV4_LEN, UDP_LEN = 14, 20, 8
 #: Offset of the UDP payload in an untagged Ethernet/IPv4 (no options)/UDP frame.
 L4_PAYLOAD = ETH_LEN + IPV4_LEN + UDP_LEN
 _ETH_P_ALL = 0x0003
+_RX_SLOTS = 64  # datagrams per recvmmsg
+_MAX_BURST = 1024  # payloads `recv_many` hands out at most at once
 
 #: What `Transport.send` takes: any buffer holding one whole frame (a row of the worker's frame array, or bytes).
 Frame = bytes | bytearray | memoryview | npt.NDArray[np.uint8]
@@ -79,6 +82,12 @@ class Transport(ABC):
     def recv(self, timeout: float) -> bytes | None:
         """The next payload, or None when nothing arrived within `timeout` seconds."""
 
+    def recv_many(self, timeout: float) -> list[bytes]:
+        """Every payload already waiting, or, when none is, those of the first wake-up within `timeout` seconds
+        (empty: nothing came). A worker handles them as one burst. Transports without bursts give one."""
+        payload = self.recv(timeout)
+        return [] if payload is None else [payload]
+
     def close(self) -> None:  # noqa: B027 - optional for transports without resources
         """Release sockets; idempotent."""
 
@@ -106,7 +115,7 @@ class UdpTransport(Transport):
             raise NoRouteError(f"no route to the switch at {switch_addr}:{agg_port}: {exc.strerror}") from None
         batched = batched and mmsg.available()
         self._tx = MmsgSender(self.sock, slots=64, slot_size=16384) if batched else None
-        self._rx = MmsgReceiver(self.sock, slots=64, slot_size=65536) if batched else None
+        self._rx = MmsgReceiver(self.sock, slots=_RX_SLOTS, slot_size=65536) if batched else None
         self._inbox: deque[bytes] = deque()
 
     def send(self, frame: Frame) -> None:
@@ -146,6 +155,23 @@ class UdpTransport(Transport):
                 return None
         self._inbox.extend(self._rx.recv_batch())
         return self._inbox.popleft() if self._inbox else None
+
+    def recv_many(self, timeout: float) -> list[bytes]:
+        if self._rx is None:
+            return super().recv_many(timeout)
+        out = list(self._inbox)
+        self._inbox.clear()
+        if not out:
+            self.flush()
+            if not select.select([self.sock], [], [], max(timeout, 0.0))[0]:
+                return out
+        # Drain: a call takes at most the receiver's slots; what came meanwhile joins this burst.
+        while len(out) < _MAX_BURST:
+            got = self._rx.recv_batch()
+            out.extend(got)
+            if len(got) < _RX_SLOTS:
+                break
+        return out
 
     def close(self) -> None:
         self.sock.close()
@@ -216,6 +242,14 @@ class PacketSocketTransport(Transport):
             ready, _, _ = select.select([self.sock], [], [], 0.0)
         return None
 
+    def recv_many(self, timeout: float) -> list[bytes]:
+        first = self.recv(timeout)  # waits, and drains the ring into the inbox
+        if first is None:
+            return []
+        out = [first, *self._inbox]
+        self._inbox.clear()
+        return out
+
     def close(self) -> None:
         if self._ring is not None:
             self._ring.close()
@@ -279,3 +313,18 @@ class SwitchPortTransport(Transport):
             payload = udp_payload(frame, self.udp_port)
             if payload is not None:
                 return payload
+
+    def recv_many(self, timeout: float) -> list[bytes]:
+        first = self.recv(timeout)
+        if first is None:
+            return []
+        out = [first]
+        while len(out) < _MAX_BURST:
+            try:
+                frame = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            payload = udp_payload(frame, self.udp_port)
+            if payload is not None:
+                out.append(payload)
+        return out

@@ -25,13 +25,14 @@ import numpy.typing as npt
 
 from hostagent import protocol as P
 from hostagent import quantize as Q
-from hostagent.chunking import ChunkPlan, Reassembly
-from hostagent.codec import ChunkHeaders, Endpoints, build_template, fill_frames, mark_retransmission, parse_payload
+from hostagent.chunking import ChunkPlan
+from hostagent.codec import ChunkHeaders, Endpoints, build_template, fill_frames
+from hostagent.collect import ResultCollector
 from hostagent.congestion import CongestionWindow
 from hostagent.exceptions import AllReduceTimeoutError, JobNotAdmittedError, ProtocolError, QuantizationError
 from hostagent.transport import Transport
 from hostagent.validate import check_array
-from hostagent.window import RttEstimator, Send, SlotVersions, SlotWindow
+from hostagent.window import RttEstimator, SlotVersions, SlotWindow
 
 FORMATS = {"int32": P.FMT_INT32, "int16": P.FMT_INT16, "int8": P.FMT_INT8}
 _FMT_BITS = {P.FMT_INT32: 32, P.FMT_INT16: 16, P.FMT_INT8: 8}
@@ -143,6 +144,7 @@ class Worker:
         self.last_exponent: int | None = None
         self._templates = {f: build_template(self.endpoints, f, self.lanes) for f in {P.FMT_INT32, self.fmt}}
         self._predicted: dict[Hashable, int] = {}
+        self._frames: npt.NDArray[np.uint8] | None = None  # the last call's frames, reused when the shape matches
         self._step = 0
         self._answered = False
 
@@ -202,24 +204,23 @@ class Worker:
     # -- int32 and float paths -----------------------------------------------------------------------------------
 
     def _allreduce_int32(self, flat: npt.NDArray[np.generic]) -> npt.NDArray[np.int32]:
-        ex = self._exchange(flat.astype(np.int64), P.FMT_INT32)
+        ex = self._exchange(np.asarray(flat, dtype=np.int32), P.FMT_INT32)
         if ex.overflow:
             raise QuantizationError(f"job {self.job}: the int32 sum overflowed (the switch saturated it)")
         return ex.units[: flat.size].astype(np.int32)
 
     def _allreduce_float(self, flat: npt.NDArray[np.generic], exponent: int | None, key: Hashable) -> npt.NDArray[np.floating]:
-        local = Q.block_exponent(flat.astype(np.float64))  # also refuses NaN/inf before anything is sent
+        local = Q.block_exponent(flat)  # also refuses NaN/inf before anything is sent
         if exponent is None:
             exponent = self._predicted.get(key)
         if exponent is None:
             exponent = self.agree_exponent(local)
         for attempt in range(2):
             f = Q.frac_bits(exponent, self.n_workers)
-            wire = Q.to_wire(flat, f)
             if self.fmt == P.FMT_INT32:
-                ex = self._exchange(Q.encode_int32(wire), P.FMT_INT32)
+                ex = self._exchange(Q.encode_int32_rows(flat, f, self.lanes).reshape(-1), P.FMT_INT32)
             else:
-                ex = self._exchange_narrow(wire)
+                ex = self._exchange_narrow(Q.to_wire(flat, f))
             if not ex.overflow:
                 break
             if attempt == 1:
@@ -243,12 +244,12 @@ class Worker:
     # -- the reliable exchange -----------------------------------------------------------------------------------
 
     def _exchange(
-        self, values: npt.NDArray[np.int64], fmt: int, exps: npt.NDArray[np.int64] | None = None
+        self, values: npt.NDArray[np.integer], fmt: int, exps: npt.NDArray[np.int64] | None = None
     ) -> _Exchange:
         """Send `values` (integers in range for `fmt`) as DATA, collect every RESULT; sums in units of 2**E."""
         plan = ChunkPlan(values.size, self.lanes)
-        rows = plan.split(values)
         n = plan.n_chunks
+        rows = values.reshape(n, self.lanes) if values.size == n * self.lanes else plan.split(values)
         pool = len(self.versions)
         seqs = np.arange(n, dtype=np.int64)
         slots = seqs % pool
@@ -265,7 +266,7 @@ class Worker:
             seqs=seqs,
             exps=np.full(n, self.scale_exp, dtype=np.int64) if exps is None else exps,
         )
-        frames = fill_frames(self._templates[fmt], fmt, hdr, rows)
+        frames = self._frames = fill_frames(self._templates[fmt], fmt, hdr, rows, out=self._frames)
         window = SlotWindow(
             n,
             self.versions,
@@ -280,78 +281,29 @@ class Worker:
             congestion=self.congestion,
             fast_recovery=self.fast_recovery,
         )
-        reasm = Reassembly(plan, np.int64)
-        overflow = False
+        results = ResultCollector(self, window, frames, n, step)
         self.stats.chunks += n
-        send = self.transport.send_later  # a burst per wake-up: queued frames leave before the next wait in recv
-        flen = frames.shape[1]
-
-        def emit(s: Send) -> None:
-            if s.retry:
-                mark_retransmission(frames[s.seq])
-            send(frames[s.seq])
-            self.stats.packets_sent += 1
-            self.stats.bytes_sent += flen
-
-        for s in window.start():
-            emit(s)
+        results.emit(window.start())
         retrans_before = window.retransmissions
+        recv_many = self.transport.recv_many
         try:
             # `check_at` is a lower bound of the earliest timer (new chunks' deadlines are all later; RACK timers a
             # RESULT arms are folded in), so timers are scanned only when it has passed, not once per packet.
-            check_at = window.next_deadline() or 0.0
+            results.check_at = window.next_deadline() or 0.0
             while not window.finished:
                 now = self.clock()
-                if now < check_at:
-                    payload = self.transport.recv(check_at - now)
+                if now < results.check_at:
+                    batch = recv_many(results.check_at - now)
                 else:
                     # RESULTs that arrived while this process was descheduled come first: a timer must not fire
                     # for a chunk whose RESULT is already waiting in the socket (spurious resends on a busy host).
-                    payload = self.transport.recv(0.0)
-                    if payload is None:
-                        for s in window.expired():
-                            emit(s)
-                        check_at = window.next_deadline() or self.clock()
+                    batch = recv_many(0.0)
+                    if not batch:
+                        results.emit(window.expired())
+                        results.check_at = window.next_deadline() or self.clock()
                         continue
-                if payload is None:
-                    continue
-                self.stats.packets_received += 1
-                r = parse_payload(payload, self.lanes)
-                if r is None or r.job_id != self.job or not r.flags & P.FLAG_RESULT or r.step != step:
-                    self.stats.ignored += 1
-                    continue
-                if len(payload) != P.AGG_HDR_LEN + P.values_len(r.fmt, self.lanes):
-                    raise ProtocolError(
-                        f"job {self.job}: a RESULT of {len(payload)} bytes carries "
-                        f"{P.lanes_of(r.fmt, len(payload))} values per packet, this worker packs {self.lanes}: "
-                        "the pipeline and the worker disagree")
-                self._answered = True
-                if not window.expects(r.slot, r.seq, r.version):
-                    if 0 <= r.seq < n and reasm.has(r.seq):
-                        self.stats.duplicates += 1
-                    else:
-                        self.stats.ignored += 1
-                    continue
-                if r.count != self.n_workers:
-                    raise ProtocolError(
-                        f"job {self.job}: the RESULT of chunk {r.seq} sums {r.count} contributions but the job has "
-                        f"{self.n_workers} workers: the switches' job entries and the workers disagree"
-                    )
-                if r.flags & P.FLAG_OVERFLOW:
-                    overflow = True  # the values are clamped; the caller redoes the collective
-                elif r.flags & P.FLAG_CORRUPT or not r.checksum_ok:
-                    self.stats.checksum_failures += 1
-                    retry = window.retry_now(r.slot)
-                    if retry is not None:
-                        emit(retry)
-                    continue
-                if r.exp < self.scale_exp:
-                    raise ProtocolError(f"RESULT exponent {r.exp} below the job's scale {self.scale_exp}")
-                units = r.values.astype(np.int64) << (r.exp - self.scale_exp)
-                reasm.accept(r.seq, units)
-                for s in window.complete(r.slot, r.seq, r.version):
-                    emit(s)
-                check_at = min(check_at, window.armed)  # a RACK timer this RESULT armed for a chunk it overtook
+                if batch:
+                    results.handle(batch)
         except AllReduceTimeoutError as exc:
             if not self._answered:
                 raise JobNotAdmittedError(
@@ -372,4 +324,4 @@ class Worker:
                 self.stats.loss_decreases, self.stats.delay_decreases = cs.loss_decreases, cs.delay_decreases
                 self.stats.timeout_resets = cs.timeout_resets
             self.transport.flush()
-        return _Exchange(reasm.rows.reshape(-1), overflow)
+        return _Exchange(results.rows.reshape(-1), results.overflow)

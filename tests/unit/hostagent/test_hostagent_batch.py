@@ -1,0 +1,151 @@
+"""The worker's batch helpers give exactly what the one-at-a-time definitions give: quantization against
+`np.ldexp` (the definition w = x * 2**f), burst parsing against `struct` (`parse_payload`), row checksums against
+`protocol.checksum`, reused frame buffers against fresh ones, and burst receives against the datagrams sent."""
+
+from __future__ import annotations
+
+import socket
+
+import numpy as np
+import pytest
+
+from hostagent import protocol as P
+from hostagent import quantize as Q
+from hostagent.codec import (
+    ChunkHeaders,
+    Endpoints,
+    build_template,
+    fill_frames,
+    header_view,
+    parse_payload,
+    row_checksums,
+    values_view,
+)
+from hostagent.exceptions import ProtocolError
+from hostagent.perf import EchoSwitch
+from hostagent.transport import UdpTransport
+from hostagent.worker import Worker
+
+
+def _floats(seed: int, size: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(size) * 2.0 ** rng.integers(-30, 30, size)
+    x[rng.integers(0, size, 5)] = 0.0
+    return x
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")
+@pytest.mark.parametrize("f", [-1100, -1000, -40, -3, 0, 7, 29, 300, 1000, 1050])
+def test_to_wire_and_from_wire_equal_ldexp(f: int) -> None:
+    x = _floats(f & 0xFFFF, 4000)
+    assert np.array_equal(Q.to_wire(x.astype(np.float32), f), np.ldexp(x.astype(np.float32).astype(np.float64), f))
+    units = np.random.default_rng(1).integers(-(2**40), 2**40, 4000)
+    for dtype in (np.float32, np.float64):
+        ref = np.ldexp(units.astype(np.float64), -f).astype(dtype)
+        assert np.array_equal(Q.from_wire(units, f, dtype), ref, equal_nan=True)
+
+
+@pytest.mark.parametrize(("size", "lanes", "f"), [(1, 64, 20), (1000, 64, 25), (4096, 1024, 10), (5000, 2048, 40)])
+def test_encode_int32_rows_equals_the_elementwise_definition(size: int, lanes: int, f: int) -> None:
+    x = _floats(size, size).astype(np.float32)
+    ref = np.clip(np.rint(np.ldexp(x.astype(np.float64), f)), -(2**31), 2**31 - 1).astype(np.int64)
+    rows = Q.encode_int32_rows(x, f, lanes)
+    n = -(-size // lanes)
+    assert rows.shape == (n, lanes) and rows.dtype == np.int32
+    assert np.array_equal(rows.reshape(-1)[:size], ref)
+    assert not rows.reshape(-1)[size:].any()
+    assert np.array_equal(Q.encode_int32(Q.to_wire(x, f)), ref)
+
+
+def test_encode_narrow_equals_ldexp_definition() -> None:
+    rows = np.ldexp(_floats(3, 64 * 50), 12).reshape(50, 64)
+    q, shifts = Q.encode_narrow(rows, 8)
+    ref = np.clip(np.rint(np.ldexp(rows, -shifts[:, None])), -127, 127).astype(np.int64)
+    assert np.array_equal(q, ref)
+
+
+def _frames(fmt: int, n: int, lanes: int, seed: int) -> tuple[np.ndarray, np.ndarray, ChunkHeaders]:
+    lo, hi = P.VALUE_RANGE[fmt]
+    rng = np.random.default_rng(seed)
+    values = rng.integers(lo, hi + 1, size=(n, lanes))
+    seqs = np.arange(n)
+    hdr = ChunkHeaders(job_id=300 + seed, child=3, step=0xFFFFFFF0 + seed, slots=seqs % 7, versions=(seqs // 7) & 1,
+                       seqs=seqs, exps=rng.integers(-128, 128, n))
+    return fill_frames(build_template(Endpoints(), fmt, lanes), fmt, hdr, values), values, hdr
+
+
+@pytest.mark.parametrize("fmt", [P.FMT_INT32, P.FMT_INT16, P.FMT_INT8])
+def test_fill_frames_into_a_dirty_buffer_equals_a_fresh_fill(fmt: int) -> None:
+    fresh, values, hdr = _frames(fmt, 9, 256, 1)
+    dirty = np.random.default_rng(9).integers(0, 256, size=fresh.shape, dtype=np.uint8)
+    again = fill_frames(build_template(Endpoints(), fmt, 256), fmt, hdr, values, out=dirty)
+    assert again is dirty
+    assert np.array_equal(again, fresh)
+
+
+@pytest.mark.parametrize("fmt", [P.FMT_INT32, P.FMT_INT16, P.FMT_INT8])
+@pytest.mark.parametrize("lanes", [64, 1024])
+def test_burst_views_equal_per_packet_parsing(fmt: int, lanes: int) -> None:
+    frames, values, _ = _frames(fmt, 17, lanes, 2)
+    frames[[3, 8], P.AGG_OFFSET + P.OFF_FMT_FLAGS] |= P.FLAG_RESULT | P.FLAG_OVERFLOW
+    frames[5, -1] ^= 1  # a corrupted value: its checksum no longer holds
+    payloads = [frames[k, P.AGG_OFFSET :].tobytes() for k in range(17)]
+    length = len(payloads[0])
+    buf = b"".join(payloads)
+    head = header_view(buf, length)
+    vals = values_view(buf, length, fmt, lanes)
+    sums = row_checksums(vals)
+    assert head.shape == (17,) and vals.shape == (17, lanes)
+    for k, p in enumerate(payloads):
+        r = parse_payload(p, lanes)
+        assert r is not None
+        assert head["job_id"][k] == r.job_id and head["slot"][k] == r.slot and head["seq"][k] == r.seq
+        assert head["step"][k] == r.step and head["exp"][k] == r.exp and head["count"][k] == r.count
+        assert head["fmt_flags"][k] >> 6 == r.fmt and head["fmt_flags"][k] & 0x3F == r.flags
+        assert head["ver_child"][k] >> 7 == r.version and head["ver_child"][k] & 0x1F == r.child
+        assert np.array_equal(vals[k], r.values)
+        assert (sums[k] == head["csum"][k]) == r.checksum_ok == (k != 5)
+        assert sums[k] == P.checksum(r.values)
+    assert np.array_equal(vals[np.arange(17) != 5], values[np.arange(17) != 5])
+
+
+def test_values_view_refuses_payloads_too_short_for_the_format() -> None:
+    with pytest.raises(ProtocolError):
+        values_view(bytes(2 * (P.AGG_HDR_LEN + 100)), P.AGG_HDR_LEN + 100, P.FMT_INT32, 64)
+
+
+def test_udp_recv_many_drains_every_waiting_datagram_in_order() -> None:
+    peer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    peer.bind(("127.0.0.1", 0))
+    t = UdpTransport("127.0.0.1", local_port=0, bind_addr="127.0.0.1", agg_port=peer.getsockname()[1])
+    try:
+        peer.connect(t.sock.getsockname())
+        assert t.recv_many(0.0) == []
+        sent = [bytes([k & 0xFF]) * (30 + k) for k in range(150)]  # more than one recvmmsg call holds
+        for d in sent:
+            peer.send(d)
+        got: list[bytes] = []
+        while len(got) < len(sent):
+            burst = t.recv_many(1.0)
+            assert burst, "a datagram sent on loopback never came"
+            got.extend(burst)
+        assert got == sent
+        assert t.recv_many(0.0) == []
+    finally:
+        t.close()
+        peer.close()
+
+
+@pytest.mark.parametrize("lanes", [256, 1024, 2048])
+def test_worker_float_allreduce_is_the_elementwise_quantization(lanes: int) -> None:
+    """One worker through an instant echo switch: the result is x quantized at the agreed exponent and back,
+    element by element as the module's definition says (np.ldexp, np.rint), bit for bit."""
+    x = _floats(lanes, 3 * lanes + 5).astype(np.float32)
+    w = Worker(1, 0, n_workers=1, transport=EchoSwitch(), pool_size=4, values_per_packet=lanes)
+    for exponent in (Q.block_exponent(x), Q.block_exponent(x) - 3):  # the second clips the largest values
+        f = Q.frac_bits(exponent, 1)
+        units = np.clip(np.rint(np.ldexp(x.astype(np.float64), f)), -(2**31), 2**31 - 1)
+        ref = np.ldexp(units, -f).astype(np.float32)
+        assert np.array_equal(w.allreduce(x, exponent=exponent), ref)
+    assert w.stats.packets_sent == w.stats.packets_received == 2 * 4
+    assert w.stats.ignored == w.stats.duplicates == w.stats.checksum_failures == 0
