@@ -23,6 +23,7 @@ ALLOWED_IMPORTS = frozenset({
     ("p4switch.exceptions", "PacketProcessingError", "_AssertFailed"),
     ("p4switch.runtime.context", "PacketContext", "_PacketContext"),
     ("p4switch.runtime.hashes", "field_bytes", "_fbytes"),
+    ("p4switch.runtime.hashes", "csum16_groups", "_csum16g"),
     ("p4switch.runtime.vecops", None, "_vx"),  # vectorised runs (codegen/vector.py): numpy behind a narrow API
 })
 

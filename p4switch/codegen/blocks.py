@@ -555,12 +555,12 @@ class BlockGen:
         return f"_next({base})"
 
     # ---------------------------------------------------------------------------------------------- field lists
-    def field_list(self, e: ast.Expression) -> str:
-        """A tuple expression of `(value, width)` pairs for hashes, checksums and logs; fields of invalid headers
-        are left out, as BMv2 does."""
-        groups: list[tuple[str | None, list[str]]] = []
+    def field_groups(self, e: ast.Expression) -> list[tuple[str | None, list[tuple[str, int]]]]:
+        """The fields of a hash/checksum/log field list as `(guard, [(value code, width), ...])` runs, `guard` the
+        validity test of the header they belong to (None: always present); BMv2 leaves out invalid headers."""
+        groups: list[tuple[str | None, list[tuple[str, int]]]] = []
 
-        def add(guard: str | None, item: str) -> None:
+        def add(guard: str | None, item: tuple[str, int]) -> None:
             if groups and groups[-1][0] == guard:
                 groups[-1][1].append(item)
             else:
@@ -575,28 +575,50 @@ class BlockGen:
             if isinstance(t, HeaderT):
                 code = self.x.expr(expr)
                 for path, ft in leaf_fields(t, code):
-                    add(f"{code}._v", f"({_int(path, ft)}, {scalar_width(ft)})")
+                    add(f"{code}._v", (_int(path, ft), scalar_width(ft)))
                 return
             if isinstance(t, StructT):
                 code = self.x.expr(expr)
                 for path, ft in leaf_fields(t, code):
-                    add(None, f"({_int(path, ft)}, {scalar_width(ft)})")
+                    add(None, (_int(path, ft), scalar_width(ft)))
                 return
             guard = None
             if isinstance(expr, ast.Member):
                 parent_t = self.typed.types.get(expr.expr)
                 if isinstance(parent_t, HeaderT):
                     guard = f"{self.x.expr(expr.expr)}._v"
-            add(guard, f"({_int(self.x.expr(expr), t)}, {scalar_width(t) if t is not None else 0})")
+            add(guard, (_int(self.x.expr(expr), t), scalar_width(t) if t is not None else 0))
 
         visit(e)
+        return groups
+
+    def field_list(self, e: ast.Expression) -> str:
+        """A tuple expression of `(value, width)` pairs for hashes, checksums and logs; fields of invalid headers
+        are left out, as BMv2 does."""
         parts = []
-        for guard, items in groups:
-            body = "(" + "".join(i + ", " for i in items) + ")"
+        for guard, items in self.field_groups(e):
+            body = "(" + "".join(f"({code}, {width}), " for code, width in items) + ")"
             parts.append(f"*{body}" if guard is None else f"*({body} if {guard} else ())")
         if not parts:
             return "()"
         return "(" + ", ".join(parts) + ",)"
+
+    def packed_groups(self, e: ast.Expression) -> str:
+        """The field list as `(value, width)` per run of fields (`(0, 0)` for a run of an invalid header), each
+        run's fields packed MSB first into one int by straight-line shifts: the argument of `_csum16g`, which
+        needs no per-field loop and no bytes."""
+        parts = []
+        for guard, items in self.field_groups(e):
+            total = sum(w for _, w in items)
+            shift = total
+            terms = []
+            for code, width in items:
+                shift -= width
+                term = f"({code} & {hex((1 << width) - 1)})"
+                terms.append(term if shift == 0 else f"({term} << {shift})")
+            packed = f"({' | '.join(terms)}, {total})"
+            parts.append(packed if guard is None else f"({packed} if {guard} else (0, 0))")
+        return ", ".join(parts)
 
     def value_list(self, e: ast.Expression) -> list[str]:
         """The scalar values of a struct or list expression, in order (digests, log_msg)."""

@@ -158,6 +158,9 @@ class ExternGen:
             payload = name.endswith("_with_payload")
             input_bytes = f"_fbytes({fields})" + (" + ctx.data[ctx.payload_offset:]" if payload else "")
             value = f"(_hasher({algo_name!r})({input_bytes}) & {mask(width)})"
+            if algo_name == "csum16" and not payload:
+                # the Internet checksum of the packed fields, with no bytes built (csum16 cannot be reconfigured)
+                value = f"(_csum16g({g.packed_groups(self.arg(info, 1))}) & {mask(width)})"
             if name.startswith("verify"):
                 g.w(f"if {cond} and {value} != {g.x.expr(target)}:")
                 g.w("    ctx.sm.checksum_error = 1")
@@ -229,8 +232,7 @@ class ExternGen:
             self.store_out(g, out, "cl._dm", self.typed.types[out])
             return ""
         if ext == "Checksum16" and name == "get":
-            fields = g.field_list(self.arg(info, 0))
-            return f"_hasher('csum16')(_fbytes({fields}))"
+            return f"_csum16g({g.packed_groups(self.arg(info, 0))})"
         if ext == "value_set":
             raise CodegenError(call, "value sets are used in select cases only")
         raise CodegenError(call, f"{ext}.{name} is not supported by this target")

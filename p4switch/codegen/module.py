@@ -683,6 +683,7 @@ class ModuleGen:
             "",
             "from p4switch.exceptions import PacketProcessingError as _AssertFailed",
             "from p4switch.runtime.context import PacketContext as _PacketContext",
+            "from p4switch.runtime.hashes import csum16_groups as _csum16g",
             "from p4switch.runtime.hashes import field_bytes as _fbytes",
             "",
             "_ifb = int.from_bytes",

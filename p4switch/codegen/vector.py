@@ -783,7 +783,7 @@ class _Emitter:
             if self.mask is None:
                 self.g.store(left, value)
             else:
-                self.w(f"if {self.mask}.any():")
+                self.w(f"if _vx.anyof({self.mask}):")
                 self.g.level += 1
                 self.g.store(left, value)
                 self.g.level -= 1

@@ -151,6 +151,21 @@ def csum16(data: bytes) -> int:
     return ~total & 0xFFFF
 
 
+def csum16_groups(*groups: tuple[int, int]) -> int:
+    """`csum16(field_bytes(fields))` from the fields packed per run: `(value, width)` pairs, each value already
+    the run's fields MSB first (`(0, 0)` for a left-out run). The bit string is zero-padded to whole 16-bit words,
+    as field_bytes' byte padding plus csum16's odd-byte padding do; the one's complement sum of its words is the
+    number modulo 0xFFFF (2^16 = 1 mod 0xFFFF), in 1..0xFFFF unless every word is zero (RFC 1071's folding), so no
+    bytes are built and no words are summed."""
+    acc = 0
+    nbits = 0
+    for value, width in groups:
+        acc = (acc << width) | value
+        nbits += width
+    acc <<= -nbits % 16
+    return ~((acc - 1) % 0xFFFF + 1) & 0xFFFF if acc else 0xFFFF
+
+
 def _xor_words(nbytes: int) -> Callable[[bytes], int]:
     def xor_hash(data: bytes) -> int:
         rem = -len(data) % nbytes

@@ -96,25 +96,41 @@ def shr(a: np.ndarray, k: int, width: int, signed: bool) -> np.ndarray:
     return a >> k
 
 
-def _clamp(r: np.ndarray, width: int, signed: bool, dtype: Any) -> np.ndarray:
-    # two in-place ufuncs: np.clip's Python-level wrapper costs more than the clamping itself on 1k lanes
-    if signed:
-        np.minimum(r, (1 << (width - 1)) - 1, out=r)
-        np.maximum(r, -(1 << (width - 1)), out=r)
-    else:
-        np.minimum(r, (1 << width) - 1, out=r)
-        np.maximum(r, 0, out=r)
-    return r.astype(dtype)
+try:  # numpy 2 (numpy 1.x: numpy.core)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+    from numpy._core.umath import clip as _clip  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - numpy < 2
+    from numpy.core.multiarray import count_nonzero as _count_nonzero  # type: ignore[no-redef]
+    from numpy.core.umath import clip as _clip  # type: ignore[no-redef]
+
+_LIMITS: dict[tuple[int, bool], tuple[np.int64, np.int64]] = {
+    (w, s): (np.int64(-(1 << (w - 1)) if s else 0), np.int64((1 << (w - 1)) - 1 if s else (1 << w) - 1))
+    for w in range(1, 33) for s in (False, True)
+}
 
 
 def sat_add(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
-    """`a |+| b` (either side may be an invariant scalar), computed in int64 and clamped to the type's range."""
-    return _clamp(np.add(a, b, dtype=np.int64), width, signed, dtype)
+    """`a |+| b` (either side may be an invariant scalar), computed in int64 and clamped to the type's range.
+    Three numpy calls (add, the clip ufunc in place, the cast): `np.clip`'s Python wrapper and two separate
+    minimum/maximum passes cost more than the arithmetic on a few thousand lanes."""
+    r = np.add(a, b, dtype=np.int64)
+    lo, hi = _LIMITS[width, signed]
+    _clip(r, lo, hi, out=r)
+    return r.astype(dtype)
 
 
 def sat_sub(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
     """`a |-| b`: clamped at the type's minimum (0 for `bit<W>`) and maximum."""
-    return _clamp(np.subtract(a, b, dtype=np.int64), width, signed, dtype)
+    r = np.subtract(a, b, dtype=np.int64)
+    lo, hi = _LIMITS[width, signed]
+    _clip(r, lo, hi, out=r)
+    return r.astype(dtype)
+
+
+def anyof(mask: np.ndarray) -> bool:
+    """Whether any lane of a boolean vector is set: `count_nonzero` is one C call, `ndarray.any` goes through
+    numpy's Python-level reduction wrapper (a few times slower on a per-packet path)."""
+    return bool(_count_nonzero(mask))
 
 
 def rsum(a: np.ndarray, mask: np.ndarray | None = None) -> int:
