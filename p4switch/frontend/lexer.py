@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from p4switch.exceptions import CompileError, Diagnostic, SourceLocation
 
@@ -50,6 +50,9 @@ _TOKEN_RE = re.compile(
 )
 
 
+_NO_HIDE: frozenset[str] = frozenset()
+
+
 @dataclass(slots=True)
 class Token:
     """One token with its original location.
@@ -65,7 +68,7 @@ class Token:
     loc: SourceLocation
     bol: bool = False
     space: bool = False
-    hide: frozenset[str] = field(default_factory=frozenset)
+    hide: frozenset[str] = _NO_HIDE  # shared: a million tokens need no million empty sets
     macro: str | None = None
     expanded_at: SourceLocation | None = None
 
@@ -103,44 +106,62 @@ def lex_error(loc: SourceLocation, message: str, source_line: str | None) -> Com
 
 def tokenize(text: str, filename: str, index: LineIndex | None = None) -> list[Token]:
     """Split `text` into tokens (comments and whitespace dropped). Raises CompileError on a bad character,
-    an unterminated string or an unterminated comment."""
-    index = index or LineIndex(text)
+    an unterminated string or an unterminated comment.
+
+    One pass with `finditer`, counting lines as it goes (a wide program is a million tokens: no per-token line
+    search, no per-token function call but the two constructors). A gap between matches is a character no token
+    starts with; `index` (built only on an error when not given) locates it."""
     tokens: list[Token] = []
-    pos = 0
+    append = tokens.append
     bol = True
     space = False
-    n = len(text)
-    match = _TOKEN_RE.match
-    while pos < n:
-        m = match(text, pos)
-        if m is None:
-            line, col = index.position(pos)
-            loc = SourceLocation(filename, line, col)
-            raise lex_error(loc, f"unexpected character {text[pos]!r}", index.line_text(line))
+    line = 1
+    line_start = 0  # offset of the current line's first character
+    pos = 0
+    for m in _TOKEN_RE.finditer(text):
+        start = m.start()
+        if start != pos:
+            raise _lex_failure(text, filename, index, pos, f"unexpected character {text[pos]!r}")
         kind = m.lastgroup
-        assert kind is not None
+        pos = m.end()
         if kind == "newline":
             bol = True
             space = False
-        elif kind in ("space", "lcomment"):
-            space = True
-        elif kind == "bcomment":
-            space = True
-        elif kind == "badint":
-            line, col = index.position(pos)
-            loc = SourceLocation(filename, line, col)
-            raise lex_error(loc, f"invalid integer literal '{m.group()}'", index.line_text(line))
-        elif kind in ("ubcomment", "ustring"):
-            line, col = index.position(pos)
-            what = "comment" if kind == "ubcomment" else "string literal"
-            raise lex_error(SourceLocation(filename, line, col), f"unterminated {what}", index.line_text(line))
-        else:
-            line, col = index.position(pos)
-            tokens.append(Token(kind, m.group(), SourceLocation(filename, line, col), bol, space))
+            line += 1
+            line_start = pos
+        elif kind == "id" or kind == "punct" or kind == "int":
+            append(Token(kind, m.group(), SourceLocation(filename, line, start - line_start + 1), bol, space))
             bol = False
             space = False
-        pos = m.end()
+        elif kind == "space" or kind == "lcomment" or kind == "bcomment":
+            space = True
+            if kind != "lcomment":
+                spelling = m.group()
+                if "\n" in spelling:  # a backslash-newline or a comment over several lines
+                    line += spelling.count("\n")
+                    line_start = start + spelling.rindex("\n") + 1
+        elif kind == "string":
+            spelling = m.group()
+            append(Token(kind, spelling, SourceLocation(filename, line, start - line_start + 1), bol, space))
+            bol = False
+            space = False
+            if "\n" in spelling:  # an escaped newline inside the literal
+                line += spelling.count("\n")
+                line_start = start + spelling.rindex("\n") + 1
+        elif kind == "badint":
+            raise _lex_failure(text, filename, index, start, f"invalid integer literal '{m.group()}'")
+        else:  # ubcomment, ustring
+            what = "comment" if kind == "ubcomment" else "string literal"
+            raise _lex_failure(text, filename, index, start, f"unterminated {what}")
+    if pos != len(text):
+        raise _lex_failure(text, filename, index, pos, f"unexpected character {text[pos]!r}")
     return tokens
+
+
+def _lex_failure(text: str, filename: str, index: LineIndex | None, offset: int, message: str) -> CompileError:
+    index = index or LineIndex(text)
+    line, col = index.position(offset)
+    return lex_error(SourceLocation(filename, line, col), message, index.line_text(line))
 
 
 def parse_int(text: str) -> tuple[int, int | None, bool, int]:

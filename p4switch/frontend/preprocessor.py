@@ -12,10 +12,12 @@ invocation (`Token.expanded_at`), which diagnostics add as a note.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from p4switch.exceptions import CompileError, Diagnostic, SourceLocation
 from p4switch.frontend.lexer import Token, parse_int, tokenize
@@ -43,6 +45,55 @@ class Macro:
     body: list[Token]
     loc: SourceLocation
     variadic: bool = False
+    plan: list[tuple[int, Any]] | None = None  # the body analysed for substitution (`_plan`), made on first use
+
+
+# The steps of a macro's substitution plan (`_plan`).
+_LITERALS, _EXPANDED, _RAW, _STRINGIZE, _PASTE_ARG, _PASTE_TOKEN = range(6)
+
+
+def _plan(macro: Macro) -> list[tuple[int, Any]]:
+    """What substituting `macro` does, body position by body position, as C specifies it: `# param` stringizes the
+    argument, `## x` pastes x (an argument or a token) onto what precedes, a parameter next to `##` takes its
+    argument unexpanded, any other parameter its fully expanded argument, every other token is copied. Depends only
+    on the body and the parameter names, so it is worked out once per macro."""
+    params = {name: i for i, name in enumerate(macro.params or [])}
+    function_like = macro.params is not None
+    body = macro.body
+    plan: list[tuple[int, Any]] = []
+    literals: list[Token] = []
+
+    def step(op: int, value: Any) -> None:
+        nonlocal literals
+        if literals:
+            plan.append((_LITERALS, literals))
+            literals = []
+        plan.append((op, value))
+
+    i = 0
+    while i < len(body):
+        tok = body[i]
+        nxt = body[i + 1] if i + 1 < len(body) else None
+        if tok.is_punct("#") and function_like and nxt is not None and nxt.text in params:
+            step(_STRINGIZE, (params[nxt.text], tok))
+            i += 2
+            continue
+        if tok.is_punct("##") and nxt is not None:
+            if nxt.kind == "id" and nxt.text in params:
+                step(_PASTE_ARG, params[nxt.text])
+            else:
+                step(_PASTE_TOKEN, nxt)
+            i += 2
+            continue
+        if tok.kind == "id" and tok.text in params:
+            step(_RAW if nxt is not None and nxt.is_punct("##") else _EXPANDED, params[tok.text])
+            i += 1
+            continue
+        literals.append(tok)
+        i += 1
+    if literals:
+        plan.append((_LITERALS, literals))
+    return plan
 
 
 @dataclass(slots=True)
@@ -72,6 +123,8 @@ class Preprocessor:
         self.macros: dict[str, Macro] = {}
         self._once: set[str] = set()
         self._depth = 0
+        self._hide_sets: dict[frozenset[str], frozenset[str]] = {}
+        self._unions: dict[tuple[frozenset[str], frozenset[str]], frozenset[str]] = {}
         for name, value in PREDEFINED.items():
             self.define_from_command_line(name, value)
         for name, value in (defines or {}).items():
@@ -317,14 +370,14 @@ class Preprocessor:
                 out.append(tok)
                 continue
             if macro.params is None:
-                hide = tok.hide | {text}
+                hide = self._intern(tok.hide | {text})
                 body = self._substitute(macro, [], tok, hide)
             else:
                 if not work or not work[0].is_punct("("):
                     out.append(tok)
                     continue
                 args, rparen = self._collect_args(macro, tok, work)
-                hide = (tok.hide & rparen.hide) | {text}
+                hide = self._intern((tok.hide & rparen.hide) | {text})
                 body = self._substitute(macro, args, tok, hide)
             work.extendleft(reversed(body))
         return out
@@ -359,31 +412,31 @@ class Preprocessor:
         return args, t
 
     def _substitute(self, macro: Macro, args: list[list[Token]], call: Token, hide: frozenset[str]) -> list[Token]:
-        params = {name: i for i, name in enumerate(macro.params or [])}
-        origin_name = call.macro or macro.name
-        origin_loc = call.expanded_at or call.loc
+        """The macro's body with its arguments in (`#`, `##`, pre-expanded arguments), every token marked with the
+        new hide set and the outermost invocation. Runs the macro's plan (`_plan`): the body is analysed once per
+        `#define`, not once per invocation."""
+        plan = macro.plan
+        if plan is None:
+            plan = macro.plan = _plan(macro)
         expanded_cache: dict[int, list[Token]] = {}
-
-        def expanded(i: int) -> list[Token]:
-            if i not in expanded_cache:
-                expanded_cache[i] = self.expand(args[i])
-            return expanded_cache[i]
-
         placemarker = Token("placemarker", "", call.loc)
         res: list[Token] = []
-        body = macro.body
-        i = 0
-        while i < len(body):
-            tok = body[i]
-            nxt = body[i + 1] if i + 1 < len(body) else None
-            if tok.is_punct("#") and macro.params is not None and nxt is not None and nxt.text in params:
-                res.append(self._stringize(args[params[nxt.text]], tok))
-                i += 2
-                continue
-            if tok.is_punct("##") and nxt is not None:
-                rhs = list(args[params[nxt.text]]) if nxt.kind == "id" and nxt.text in params else [nxt]
+        for op, value in plan:
+            if op == _LITERALS:
+                res.extend(value)
+            elif op == _EXPANDED:
+                arg = expanded_cache.get(value)
+                if arg is None:
+                    arg = expanded_cache[value] = self.expand(args[value])
+                res.extend(arg)
+            elif op == _RAW:
+                res.extend(args[value] or [placemarker])
+            elif op == _STRINGIZE:
+                index, at = value
+                res.append(self._stringize(args[index], at))
+            else:  # _PASTE_ARG (value: the parameter) or _PASTE_TOKEN (value: the token)
+                rhs = list(args[value]) if op == _PASTE_ARG else [value]
                 if not rhs:
-                    i += 2
                     continue
                 left = res.pop() if res else placemarker
                 if left is placemarker:
@@ -391,26 +444,33 @@ class Preprocessor:
                 else:
                     res.append(self._paste(left, rhs[0]))
                     res.extend(rhs[1:])
-                i += 2
-                continue
-            if tok.kind == "id" and tok.text in params:
-                index = params[tok.text]
-                if nxt is not None and nxt.is_punct("##"):
-                    res.extend(args[index] or [placemarker])
-                else:
-                    res.extend(expanded(index))
-                i += 1
-                continue
-            res.append(tok)
-            i += 1
+        origin_name = call.macro or macro.name
+        origin_loc = call.expanded_at or call.loc
+        unions = self._unions
         result: list[Token] = []
-        for n, t in enumerate(res):
+        append = result.append
+        first = True  # the first entry of `res` (even a placemarker) takes the invocation's leading space
+        for t in res:
             if t is placemarker:
+                first = False
                 continue
-            space = call.space if n == 0 else t.space
+            t_hide = t.hide
+            if not t_hide:
+                new_hide = hide
+            else:
+                key = (t_hide, hide)
+                new_hide = unions.get(key)  # type: ignore[assignment]
+                if new_hide is None:
+                    new_hide = unions[key] = self._intern(t_hide | hide)
             # a direct constructor call: dataclasses.replace is the hot spot of macro-heavy programs
-            result.append(Token(t.kind, t.text, t.loc, False, space, t.hide | hide, origin_name, origin_loc))
+            append(Token(t.kind, t.text, t.loc, False, call.space if first else t.space, new_hide, origin_name,
+                         origin_loc))
+            first = False
         return result
+
+    def _intern(self, hide: frozenset[str]) -> frozenset[str]:
+        """One object per distinct hide set, so the union cache of `_substitute` hits by identity."""
+        return self._hide_sets.setdefault(hide, hide)
 
     def _stringize(self, arg: list[Token], at: Token) -> Token:
         parts: list[str] = []
@@ -425,15 +485,23 @@ class Preprocessor:
 
     def _paste(self, left: Token, right: Token) -> Token:
         text = left.text + right.text
-        try:
-            toks = tokenize(text, left.loc.file)
-        except CompileError:
-            toks = []
-        if len(toks) != 1:
+        kind = _pasted_kind(text)
+        if kind is None:
             raise self._error(
                 left, f"pasting '{left.text}' and '{right.text}' does not give a valid preprocessing token"
             )
-        return replace(left, kind=toks[0].kind, text=text)
+        return Token(kind, text, left.loc, left.bol, left.space, left.hide, left.macro, left.expanded_at)
+
+
+@functools.lru_cache(maxsize=65536)
+def _pasted_kind(text: str) -> str | None:
+    """The kind of the one token `text` lexes to, or None when it is not exactly one token (the same pastes recur
+    for every element of a wide program: one lex per distinct spelling)."""
+    try:
+        toks = tokenize(text, "<paste>")
+    except CompileError:
+        return None
+    return toks[0].kind if len(toks) == 1 else None
 
 
 def _logical_lines(tokens: list[Token]) -> list[list[Token]]:
