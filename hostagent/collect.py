@@ -29,13 +29,20 @@ class ResultCollector:
     """Receive state of one exchange of `n` chunks at collective `step`: the summed rows, which chunks are in,
     whether any RESULT flagged OVERFLOW, and `check_at` (a lower bound of the window's earliest timer)."""
 
-    def __init__(self, worker: Worker, window: SlotWindow, frames: npt.NDArray[np.uint8], n: int, step: int) -> None:
+    def __init__(self, worker: Worker, window: SlotWindow, frames: npt.NDArray[np.uint8], n: int, step: int,
+                 rows: npt.NDArray[np.integer] | None = None) -> None:
         self.worker = worker
         self.window = window
         self.frames = frames
         self.n = n
         self.step = step
-        self.rows = np.zeros((n, worker.lanes), dtype=np.int64)  # sums in units of 2**scale_exp
+        # Sums in units of 2**scale_exp, one row per chunk. Every row is written exactly once (each chunk is
+        # accepted once) before the exchange finishes, so a buffer of the right shape is reused without zeroing.
+        # int32 holds an int32 RESULT exactly; the first RESULT that needs more (a shifted exponent or another
+        # format) widens the buffer to int64.
+        if rows is None or rows.shape != (n, worker.lanes) or rows.dtype not in (np.int32, np.int64):
+            rows = np.empty((n, worker.lanes), dtype=np.int32)
+        self.rows: npt.NDArray[np.integer] = rows
         self.have = bytearray(n)
         self.overflow = False
         self.check_at = 0.0
@@ -131,7 +138,12 @@ class ResultCollector:
             self.emit(window.complete(slot, seq, version))
             self.check_at = min(self.check_at, window.armed)  # a RACK timer this RESULT armed for a chunk it overtook
         if taken:
-            units = values[taken].astype(np.int64)
-            if any(shifts):
+            wide = any(shifts) or fmt_ok != P.FMT_INT32
+            if wide and self.rows.dtype != np.int64:
+                self.rows = self.rows.astype(np.int64)
+            if wide:
+                units = values[taken].astype(np.int64)
                 units <<= np.asarray(shifts, dtype=np.int64)[:, None]
-            self.rows[taken_seqs] = units
+                self.rows[taken_seqs] = units
+            else:
+                self.rows[taken_seqs] = values[taken]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from hostagent.congestion import CongestionWindow
 from hostagent.exceptions import AllReduceTimeoutError
@@ -80,9 +81,9 @@ class RttEstimator:
         self.rto = min(self.rto * 2, self.max_rto)
 
 
-@dataclass(frozen=True)
-class Send:
-    """One packet to (re)send: chunk `seq` into `slot` with `version`; `retry` > 0 marks a retransmission."""
+class Send(NamedTuple):
+    """One packet to (re)send: chunk `seq` into `slot` with `version`; `retry` > 0 marks a retransmission.
+    (A named tuple: one is made per packet, and a frozen dataclass costs several times as much to build.)"""
 
     slot: int
     seq: int
@@ -90,7 +91,7 @@ class Send:
     retry: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Outstanding:
     seq: int
     version: int
@@ -176,21 +177,26 @@ class SlotWindow:
             return self.n_slots
         return max(1, min(self.n_slots, self.congestion.allowed))
 
-    def _fill(self, first: bool = False) -> list[Send]:
-        """New chunks, in order, while the window has room and the next chunk's slot is free."""
+    def _fill(self, first: bool = False, now: float | None = None) -> list[Send]:
+        """New chunks, in order, while the window has room and the next chunk's slot is free. `now`: the caller's
+        clock reading (chunks issued in one call leave together), read here if None."""
         out: list[Send] = []
         limit = self._limit()
-        while self._next_seq < self.n_chunks and len(self._slots) < limit:
-            slot = self._next_seq % self.n_slots
-            if slot in self._slots:
+        slots = self._slots
+        seq = self._next_seq
+        while seq < self.n_chunks and len(slots) < limit:
+            slot = seq % self.n_slots
+            if slot in slots:
                 break  # its previous use is still unanswered: the slot pool, not the window, is the limit
-            out.append(self._issue(slot, self._next_seq, first))
-            self._next_seq += 1
+            if now is None:
+                now = self.clock()
+            out.append(self._issue(slot, seq, now, first))
+            seq += 1
+        self._next_seq = seq
         return out
 
-    def _issue(self, slot: int, seq: int, first: bool = False) -> Send:
+    def _issue(self, slot: int, seq: int, now: float, first: bool = False) -> Send:
         version = self.versions.bits[slot]
-        now = self.clock()
         timeout = self.rtt.rto if self.rtt is not None else self.timeout
         if first:
             timeout = max(timeout, self.timeout)
@@ -242,8 +248,11 @@ class SlotWindow:
         self._done += 1
         self._probed = False
         self.armed = float("inf")
-        sends = self._detect(done, now) if self.fast_recovery and self._slots else []
-        return sends + self._fill()
+        if self.fast_recovery and self._slots:
+            sends = self._detect(done, now)
+            sends.extend(self._fill(now=now))
+            return sends
+        return self._fill(now=now)
 
     def _spurious(self, done: _Outstanding, now: float) -> bool:
         """True when a resent chunk's RESULT came less than a quarter of the smallest round trip after the resend:
@@ -326,7 +335,7 @@ class SlotWindow:
                 raise AllReduceTimeoutError(self.job, self.rank, self.max_retries, self.missing(), self.n_chunks)
             due.append(self._resend(slot, self._slots[slot], now))
             self.probes += 1
-            return due + self._fill()
+            return due + self._fill(now=now)
         if timed_out and self.fast_recovery:
             # As TCP after a timeout: resend the oldest chunk only and rearm the others. If the path only stalled,
             # their RESULTs come; if they were lost, the oldest one's RESULT shows it (RACK), one round trip later.
@@ -344,7 +353,7 @@ class SlotWindow:
                 self.rtt.backoff()
             if self.congestion is not None:
                 self.congestion.on_timeout(self._stamp + 1)
-        return due + self._fill() if due else due
+        return due + self._fill(now=now) if due else due
 
     def retry_now(self, slot: int) -> Send | None:
         """Resend a slot's chunk at once (a RESULT failed its checksum); counts as a retransmission."""

@@ -71,7 +71,7 @@ class WorkerStats:
 
 @dataclass(frozen=True)
 class _Exchange:
-    units: npt.NDArray[np.int64]  # summed values in units of 2**scale_exp, padded rows flattened
+    units: npt.NDArray[np.integer]  # summed values in units of 2**scale_exp, padded rows flattened (int32 or int64)
     overflow: bool
 
 
@@ -145,6 +145,7 @@ class Worker:
         self._templates = {f: build_template(self.endpoints, f, self.lanes) for f in {P.FMT_INT32, self.fmt}}
         self._predicted: dict[Hashable, int] = {}
         self._frames: npt.NDArray[np.uint8] | None = None  # the last call's frames, reused when the shape matches
+        self._rows: npt.NDArray[np.integer] | None = None  # the last call's RESULT rows, likewise
         self._step = 0
         self._answered = False
 
@@ -281,7 +282,7 @@ class Worker:
             congestion=self.congestion,
             fast_recovery=self.fast_recovery,
         )
-        results = ResultCollector(self, window, frames, n, step)
+        results = ResultCollector(self, window, frames, n, step, self._rows)
         self.stats.chunks += n
         results.emit(window.start())
         retrans_before = window.retransmissions
@@ -324,4 +325,5 @@ class Worker:
                 self.stats.loss_decreases, self.stats.delay_decreases = cs.loss_decreases, cs.delay_decreases
                 self.stats.timeout_resets = cs.timeout_resets
             self.transport.flush()
+        self._rows = results.rows  # reused by the next exchange of this shape: its units are consumed by then
         return _Exchange(results.rows.reshape(-1), results.overflow)
