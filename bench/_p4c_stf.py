@@ -12,6 +12,7 @@ here exactly when its .stf would pass under p4c's runner with our switch in simp
 - `mirroring_add SESSION PORT`, `mc_mgrp_create GID`, `mc_node_create RID PORT...` (handles from 0),
   `mc_node_associate GID HANDLE`, `check_counter NAME(INDEX) [packets|bytes OP N]`, `wait` (a no-op here: every
   packet runs to completion before the next command).
+- `packet PORT HEX`: an odd number of digits ends in a one-digit byte, as bmv2stf's `HexToByte` reads it.
 - `expect PORT HEX`: the port's packets, in order, must match one for one and be as many; `*` matches any nibble;
   a received packet may be longer than the expectation unless it ends with `$`. `expect PORT` alone: any packets
   on that port. Only ports named by `packet` or `expect` exist (bmv2stf opens exactly those): output to any
@@ -95,9 +96,14 @@ def _port_and_data(c: Command) -> tuple[int, str]:
     data = "".join(words[1:]).lower()
     body = data[:-1] if data.endswith("$") else data
     allowed = "0123456789abcdef" + ("*" if c.kind == "expect" else "")
-    if len(body) % 2 or any(ch not in allowed for ch in body):
+    if any(ch not in allowed for ch in body):
         raise StfError(f"line {c.line}: bad packet data {data!r}")
     return int(words[0]), data
+
+
+def packet_bytes(data: str) -> bytes:
+    """bmv2stf's `HexToByte`: pairs of digits, a lone last digit is a byte of its own (`...20 0` ends 0x20 0x00)."""
+    return bytes(int(data[i:i + 2], 16) for i in range(0, len(data), 2))
 
 
 def parse_stf(text: str) -> StfTest:
@@ -448,7 +454,7 @@ def run_stf(compiled: Any, test: StfTest, *, seed: int = 1) -> StfRun:
     for c in test.commands:
         if c.kind == "packet":
             port, data = _port_and_data(c)
-            runner.process(port, bytes.fromhex(data), sent)
+            runner.process(port, packet_bytes(data), sent)
             sent += 1
         elif c.kind != "expect":
             try:

@@ -7,8 +7,9 @@ p4c's folder), `absent` (paths looked up that p4c does not have) and `unusable` 
 older format than p4c writes today).
 
 The sample: every `-bmv2` .stf of the frame (not ebpf/ubpf/psa/pna/tc/dpdk), sorted, shuffled with `--seed`;
-the packet set is the first `--count` v1model programs (a program that does not include v1model.p4 is skipped);
-the P4Info set is the first `--count` in the same order that have a P4Info output. Unusable or unfetched data
+the packet set is the first `--count` v1model programs (a program that does not include v1model.p4 is skipped).
+The P4Info set is drawn the same way from those names and the P4Info outputs `fetch.json` lists
+(`p4info_listed`): the first `--count` v1model programs, in the seeded order, that have a P4Info output. Unusable or unfetched data
 counts in neither numerator nor denominator, and is listed. Each failure is classified by its first error.
 
     python -m bench.p4c_samples /tmp/p4c-testdata --out p4c_samples.json [--seed 16] [--count 50]
@@ -45,10 +46,21 @@ class Verdict:
     first_error: str = ""
 
 
+def _eligible(name: str) -> bool:
+    return "/" not in name and not EXCLUDED.search(name)
+
+
 def candidates(frame: list[str], seed: int) -> list[str]:
     """The frame's v1model-looking -bmv2 samples (names without .stf), sorted then shuffled with `seed`."""
-    names = sorted({Path(n).name[:-len(".stf")] for n in frame
-                    if "/" not in n and n.endswith("-bmv2.stf") and not EXCLUDED.search(n)})
+    names = sorted({n[:-len(".stf")] for n in frame if n.endswith("-bmv2.stf") and _eligible(n)})
+    random.Random(seed).shuffle(names)
+    return names
+
+
+def p4info_candidates(frame: list[str], p4info_listed: list[str], seed: int) -> list[str]:
+    """The programs the P4Info set is drawn from: the packet frame's and every listed P4Info output's (names),
+    sorted then shuffled with `seed`."""
+    names = sorted(set(candidates(frame, seed)) | {n for n in p4info_listed if _eligible(n)})
     random.Random(seed).shuffle(names)
     return names
 
@@ -62,6 +74,8 @@ class Testdata:
         self.meta: dict[str, Any] = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         self.absent = set(self.meta.get("absent", []))
         self.unusable: dict[str, str] = dict(self.meta.get("unusable", {}))
+        #: programs seen at fetch time to be for another architecture (not copied here)
+        self.not_v1model: dict[str, str] = dict(self.meta.get("not_v1model", {}))
 
     def frame(self) -> list[str]:
         listed = self.meta.get("frame")
@@ -72,16 +86,38 @@ class Testdata:
                 "p4info": f"p4_16_samples_outputs/{name}.p4.p4info.txtpb"}[what]
 
     def state(self, name: str, what: str) -> str:
-        """present, absent (p4c has no such file), unusable or unfetched."""
+        """present, absent (not in the index), unusable or unfetched."""
         rel = self.rel(name, what)
         if rel in self.unusable:
             return "unusable"
         if (self.root / rel).exists():
             return "present"
-        return "absent" if rel in self.absent else "unfetched"
+        listed = self.meta.get("p4info_listed")
+        if rel in self.absent or (what == "p4info" and listed is not None and name not in listed):
+            return "absent"
+        return "unfetched"
+
+    def v1model(self, name: str) -> bool | None:
+        """Whether the program is for v1model: from its includes, else from its P4Info's arch; None if unknown."""
+        if name in self.not_v1model:
+            return False
+        if self.state(name, "p4") == "present":
+            return is_v1model(self.text(name, "p4"))
+        if self.state(name, "p4info") == "present":
+            return 'arch: "v1model"' in self.text(name, "p4info")
+        return None
 
     def text(self, name: str, what: str) -> str:
         return (self.root / self.rel(name, what)).read_text()
+
+    def program_text(self, name: str) -> str:
+        """The program with the files it includes by `#include "..."` (one level, as the samples use)."""
+        text = self.text(name, "p4")
+        folder = self.root / "p4_16_samples"
+        for inc in re.findall(r'#include\s+"([^"]+)"', text):
+            if (folder / inc).exists():
+                text += "\n" + (folder / inc).read_text()
+        return text
 
 
 def first_line(text: str) -> str:
@@ -105,13 +141,35 @@ def p4info_diff(got: str, want: str) -> str | None:
 
 
 def p4info_format_problem(text: str) -> str | None:
-    """Why a stored P4Info is not comparable with what p4c writes today (None when it is)."""
+    """Why a stored P4Info is not comparable with what the reference p4c writes (None when it is). Decided from the
+    file alone, never from our output."""
     if not text.rstrip().endswith("}") and "\n" in text.strip():
         return "truncated (does not end with a closing brace)"
     if "pkg_info" not in text:
         return "older P4Info format (no pkg_info { arch } block)"
     if "initial_default_action_id" in text:
         return "older P4Info format (initial_default_action_id)"
+    tables = text.split("\ntables {")[1:]
+    if any("initial_default_action {" not in t.split("\nactions {")[0] for t in tables):
+        return "older P4Info format (a table without initial_default_action)"
+    if '"@corelib"' in text:
+        return ("another p4c version than the reference 1.2.5.16, whose P4Info has no @corelib annotations "
+                "(../shared/conformance/p4info)")
+    return None
+
+
+def p4info_program_mismatch(p4info: str, program: str) -> str | None:
+    """Why a stored P4Info cannot be p4c's output for the stored program (the two were stored from different p4c
+    versions), or None. Only facts readable in both files: the P4Info's object names occur in the program, and
+    const default actions and initial entries have their keywords there."""
+    for name in re.findall(r'^    name: "([^"]+)"', p4info, re.MULTILINE):
+        last = name.rsplit(".", 1)[-1]
+        if last != "NoAction" and re.search(rf"\b{re.escape(last)}\b", program) is None:
+            return f"P4Info names {name!r}, which the program does not declare"
+    if "has_initial_entries: true" in p4info and "entries" not in program:
+        return "P4Info has initial entries (has_initial_entries), the program none"
+    if "const_default_action_id" in p4info and re.search(r"const\s+default_action", program) is None:
+        return "P4Info has a const default action, the program none"
     return None
 
 
@@ -151,7 +209,7 @@ def packet_verdict(data: Testdata, name: str, compiled: Any | None, compile_erro
 
 def p4info_verdict(data: Testdata, name: str, compiled: Any | None, compile_error: str) -> Verdict:
     want = data.text(name, "p4info")
-    problem = p4info_format_problem(want)
+    problem = p4info_format_problem(want) or p4info_program_mismatch(want, data.program_text(name))
     if problem:
         return Verdict("excluded", "data unusable", problem)
     if compiled is None:
@@ -178,17 +236,23 @@ def measure(root: Path, *, seed: int = 16, count: int = 50) -> dict[str, Any]:
     data = Testdata(root)
     order = candidates(data.frame(), seed)
     packet_set: list[str] = []
-    p4info_set: list[str] = []
     skipped: dict[str, str] = {}
     for name in order:
-        program = data.state(name, "p4")
-        if program == "present" and not is_v1model(data.text(name, "p4")):
-            skipped[name] = "not a v1model program"
-            continue
-        if len(packet_set) < count:
+        if data.v1model(name) is False:
+            skipped[name] = f"not a v1model program{': ' + data.not_v1model[name] if name in data.not_v1model else ''}"
+        elif len(packet_set) < count:
             packet_set.append(name)
-        if len(p4info_set) < count and data.state(name, "p4info") != "absent":
-            p4info_set.append(name)
+    p4info_order = p4info_candidates(data.frame(), data.meta.get("p4info_listed", []), seed)
+    p4info_set: list[str] = []
+    for name in p4info_order:
+        if len(p4info_set) == count:
+            break
+        if data.state(name, "p4info") == "absent":
+            continue
+        if data.v1model(name) is False:
+            skipped[name] = f"not a v1model program{': ' + data.not_v1model[name] if name in data.not_v1model else ''}"
+            continue
+        p4info_set.append(name)
     compiled: dict[str, tuple[Any | None, str]] = {}
 
     def compile_once(name: str) -> tuple[Any | None, str]:
@@ -212,12 +276,12 @@ def measure(root: Path, *, seed: int = 16, count: int = 50) -> dict[str, Any]:
         packets[name] = excluded(name, ("p4", "stf")) or packet_verdict(data, name, *compile_once(name))
     infos: dict[str, Verdict] = {}
     for name in p4info_set:
-        infos[name] = excluded(name, ("p4", "p4info")) or p4info_verdict(data, name, *compile_once(name))
+        infos[name] = excluded(name, ("p4info", "p4")) or p4info_verdict(data, name, *compile_once(name))
     return {
         "what": "p4c v1model samples on the embedded target (issue 16): .stf packet tests and P4Info files",
         "testdata": str(root), "seed": seed, "count": count,
         "frame": data.frame(), "frame_note": data.meta.get("frame_note", ""),
-        "order": order, "skipped": skipped,
+        "order": order, "p4info_order": p4info_order, "skipped": skipped,
         "packet_tests": {"sample": packet_set, **summarise(packets)},
         "p4info": {"sample": p4info_set, **summarise(infos)},
     }
