@@ -123,8 +123,14 @@ def encode_narrow(rows: npt.NDArray[np.float64], bits: int) -> tuple[npt.NDArray
 
 
 def from_wire(units: npt.NDArray[np.floating | np.integer], f: int, dtype: npt.DTypeLike) -> npt.NDArray[np.floating]:
-    """Floats of summed wire units: exact in float64, then one rounding to `dtype`."""
+    """Floats of summed wire units: exact in float64, then one rounding to `dtype`.
+
+    int32 units to float32 take a shortcut with the same bits: rounding u to float32 first and then scaling by
+    2**-f rounds once too, as long as every |u| * 2**-f is a normal float32 (2**-126 <= 2**-f and
+    2**31 * 2**-f < 2**128), which holds for the exponents the worker uses."""
     scale = _pow2(-f)
+    if np.dtype(dtype) == np.float32 and units.dtype == np.int32 and -96 <= f <= 126:
+        return np.multiply(units, np.float32(math.ldexp(1.0, -f)), dtype=np.float32)
     if scale is None:
         return np.ldexp(np.asarray(units, dtype=np.float64), -f).astype(dtype)
     return np.multiply(units, scale, dtype=np.float64).astype(dtype)

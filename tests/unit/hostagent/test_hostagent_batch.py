@@ -45,6 +45,16 @@ def test_to_wire_and_from_wire_equal_ldexp(f: int) -> None:
         assert np.array_equal(Q.from_wire(units, f, dtype), ref, equal_nan=True)
 
 
+@pytest.mark.parametrize("f", [-200, -97, -96, -40, 0, 20, 60, 126, 127, 150])
+def test_from_wire_int32_to_float32_rounds_once(f: int) -> None:
+    rng = np.random.default_rng(f & 0xFFFF)
+    units = np.concatenate([rng.integers(-(2**31), 2**31, 20000), rng.integers(-300, 300, 2000),
+                            [-(2**31), 2**31 - 1, 2**24 + 1, -(2**24) - 3, 1, -1, 0]]).astype(np.int32)
+    ref = np.ldexp(units.astype(np.float64), -f).astype(np.float32)
+    with np.errstate(over="ignore", under="ignore"):
+        assert np.array_equal(Q.from_wire(units, f, np.float32), ref)
+
+
 @pytest.mark.parametrize(("size", "lanes", "f"), [(1, 64, 20), (1000, 64, 25), (4096, 1024, 10), (5000, 2048, 40)])
 def test_encode_int32_rows_equals_the_elementwise_definition(size: int, lanes: int, f: int) -> None:
     x = _floats(size, size).astype(np.float32)
