@@ -137,10 +137,14 @@ def header_source(name: str, t: HeaderT, used: set[int]) -> list[str]:
     """Class and codecs of a header type whose used field runs live in numpy arrays (`_r<first field>`); its other
     fields stay plain slots, and every run field is still reachable by name (`vecops.RunField`) for scalar code."""
     runs: dict[int, tuple[int, int]] = {}
+    covered = -1  # every used field up to here is in a run found already (field_run gives each the same run)
     for index in sorted(used):
+        if index <= covered:
+            continue
         r = field_run(t, index)
         assert r is not None
         runs[r[0]] = (r[1], r[2])
+        covered = r[0] + r[1] - 1
     fields = [pyname(f) for f, _ in t.fields]
     in_run: dict[int, tuple[int, int]] = {}
     for first, (count, _w) in runs.items():
@@ -259,10 +263,8 @@ class _Matcher:
             slots.append((a, b))
             return self.same(a.expr, b.expr, slots, local_map)
         if isinstance(a, ast.Node):
-            for f in dataclasses.fields(a):
-                if f.name == "loc":
-                    continue
-                if not self.same(getattr(a, f.name), getattr(b, f.name), slots, local_map):
+            for name in _compared_fields(type(a)):
+                if not self.same(getattr(a, name), getattr(b, name), slots, local_map):
                     return False
             if isinstance(a, ast.VariableDeclaration):
                 va, vb = self.typed.decl_vars.get(a), self.typed.decl_vars.get(b)
@@ -276,7 +278,13 @@ class _Matcher:
 
     def _is_field(self, e: ast.Member) -> bool:
         t = self.typed.types.get(e.expr)
-        return isinstance(t, HeaderT) and any(f == e.member for f, _ in t.fields)
+        return isinstance(t, HeaderT) and e.member in t.field_index
+
+
+@functools.cache
+def _compared_fields(cls: type) -> tuple[str, ...]:
+    """The fields `_Matcher.same` compares for a node class: all but the location."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "loc")
 
 
 def run_length(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> tuple[int, list[list[tuple[Any, Any]]]]:

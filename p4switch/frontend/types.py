@@ -6,6 +6,7 @@ which compare by name: P4 typing is nominal for those.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,11 +114,18 @@ class StructLikeT(P4Type):
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.name))
 
+    @functools.cached_property
+    def field_index(self) -> dict[str, int]:
+        """Field name -> position (the first, should a name repeat): a member lookup in a header of thousands of
+        fields must not scan them all."""
+        index: dict[str, int] = {}
+        for i, (fname, _) in enumerate(self.fields):
+            index.setdefault(fname, i)
+        return index
+
     def field_type(self, name: str) -> P4Type | None:
-        for fname, ftype in self.fields:
-            if fname == name:
-                return ftype
-        return None
+        i = self.field_index.get(name)
+        return None if i is None else self.fields[i][1]
 
     def __str__(self) -> str:
         return self.name
