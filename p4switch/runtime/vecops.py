@@ -109,11 +109,25 @@ _LIMITS: dict[tuple[int, bool], tuple[np.int64, np.int64]] = {
 }
 
 
+def _wide(a: Any, b: Any, op: Any) -> np.ndarray:
+    """`op(a, b)` in a fresh int64 vector: one side cast, the other added in place (cheaper than numpy's mixed-type
+    `dtype=` loop); either side may be an invariant scalar."""
+    if isinstance(a, np.ndarray):
+        r = a.astype(np.int64)
+        op(r, b, out=r)
+        return r
+    if isinstance(b, np.ndarray):
+        r = b.astype(np.int64)
+        op(a, r, out=r)
+        return r
+    return np.asarray(op(a, b, dtype=np.int64))
+
+
 def sat_add(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
-    """`a |+| b` (either side may be an invariant scalar), computed in int64 and clamped to the type's range.
-    Three numpy calls (add, the clip ufunc in place, the cast): `np.clip`'s Python wrapper and two separate
-    minimum/maximum passes cost more than the arithmetic on a few thousand lanes."""
-    r = np.add(a, b, dtype=np.int64)
+    """`a |+| b` (either side may be an invariant scalar), computed in int64 and clamped to the type's range by the
+    clip ufunc in place: `np.clip`'s Python wrapper, or separate minimum/maximum passes, cost more than the
+    arithmetic on a few thousand lanes."""
+    r = _wide(a, b, np.add)
     lo, hi = _LIMITS[width, signed]
     _clip(r, lo, hi, out=r)
     return r.astype(dtype)
@@ -121,7 +135,7 @@ def sat_add(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
 
 def sat_sub(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
     """`a |-| b`: clamped at the type's minimum (0 for `bit<W>`) and maximum."""
-    r = np.subtract(a, b, dtype=np.int64)
+    r = _wide(a, b, np.subtract)
     lo, hi = _LIMITS[width, signed]
     _clip(r, lo, hi, out=r)
     return r.astype(dtype)

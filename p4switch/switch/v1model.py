@@ -207,13 +207,20 @@ class V1Model:
         self._replicate(pipeline, clone, session.replicas, length)
 
     def _replicate(self, pipeline: Pipeline, ctx: PacketContext, replicas: Any, length: int) -> None:
+        """One copy of `ctx` per replica. Every caller discards `ctx` afterwards (a multicast original, a fresh
+        clone), so the last replica takes `ctx` itself: one deep copy fewer per replication."""
         program = pipeline.program
-        for replica in replicas:
-            copy = program.clone_ctx(ctx)
-            copy.data = ctx.data
-            copy.payload_offset = ctx.payload_offset
-            copy.truncate_length = ctx.truncate_length
-            copy.packet_id = ctx.packet_id
+        replicas = tuple(replicas)
+        last = len(replicas) - 1
+        for i, replica in enumerate(replicas):
+            if i == last:
+                copy = ctx
+            else:
+                copy = program.clone_ctx(ctx)
+                copy.data = ctx.data
+                copy.payload_offset = ctx.payload_offset
+                copy.truncate_length = ctx.truncate_length
+                copy.packet_id = ctx.packet_id
             copy.clear_requests()
             copy.sm.egress_rid = replica.rid
             self.counters.replicated += 1
