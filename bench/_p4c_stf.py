@@ -26,6 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from p4.config.v1 import p4info_pb2
+
+_MT = p4info_pb2.MatchField
+
 #: bmv2stf's command keywords; anything else is reported (bmv2stf itself skips unknown commands silently).
 COMMANDS = frozenset({"add", "setdefault", "packet", "expect", "wait", "mirroring_add", "mc_mgrp_create",
                       "mc_node_create", "mc_node_associate", "check_counter", "remove", "no_packet"})
@@ -430,8 +434,9 @@ def _words(text: str, n: int) -> list[str]:
     return words
 
 
-_MATCH_KINDS = {1: "exact", 2: "lpm", 3: "ternary", 4: "range", 5: "optional"}  # p4info MatchField.MatchType
-_PRIORITY_KINDS = {3, 4, 5}
+_MATCH_KINDS = {_MT.EXACT: "exact", _MT.LPM: "lpm", _MT.TERNARY: "ternary", _MT.RANGE: "range",
+                _MT.OPTIONAL: "optional"}
+_PRIORITY_KINDS = {_MT.TERNARY, _MT.RANGE, _MT.OPTIONAL}  # P4Runtime: entries of such tables carry a priority
 
 
 @dataclass

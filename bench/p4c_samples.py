@@ -267,7 +267,7 @@ def measure(root: Path, *, seed: int = 16, count: int = 50) -> dict[str, Any]:
                 return Verdict("excluded", "data unusable", f"{data.rel(name, what)}: "
                                f"{data.unusable[data.rel(name, what)]}")
             if state != "present":
-                return Verdict("excluded", "not fetched" if state == "unfetched" else "absent in p4c",
+                return Verdict("excluded", "not fetched" if state == "unfetched" else "not in the index",
                                data.rel(name, what))
         return None
 
