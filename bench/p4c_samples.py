@@ -162,7 +162,7 @@ def p4info_program_mismatch(p4info: str, program: str) -> str | None:
     """Why a stored P4Info cannot be p4c's output for the stored program (the two were stored from different p4c
     versions), or None. Only facts readable in both files: the P4Info's object names occur in the program, and
     const default actions and initial entries have their keywords there."""
-    for name in re.findall(r'^    name: "([^"]+)"', p4info, re.MULTILINE):
+    for name in re.findall(r'preamble \{\s+id: \d+\s+name: "([^"]+)"', p4info):
         last = name.rsplit(".", 1)[-1]
         if last != "NoAction" and re.search(rf"\b{re.escape(last)}\b", program) is None:
             return f"P4Info names {name!r}, which the program does not declare"

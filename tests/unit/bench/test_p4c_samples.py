@@ -105,6 +105,10 @@ def test_p4info_diff_and_data_checks() -> None:
     assert "@corelib" in (p4c_samples.p4info_format_problem(corelib) or "")
     program = "control ingress() { action a() {} table t { actions = { a; } } apply {} }"
     assert p4c_samples.p4info_program_mismatch(CURRENT, program) is None
+    # only object names (preambles) are looked for: match fields such as `hdr.ipv4.$valid$` are not program text
+    keyed = CURRENT.replace("  initial_default_action", '  match_fields {\n    id: 1\n    name: "h.$valid$"\n  }\n'
+                            "  initial_default_action")
+    assert p4c_samples.p4info_program_mismatch(keyed, program) is None
     renamed = program.replace("a()", "b()").replace("{ a; }", "{ b; }")
     assert "does not declare" in (p4c_samples.p4info_program_mismatch(CURRENT, renamed) or "")
     entries = CURRENT.replace("size: 1024", "size: 1024\n  has_initial_entries: true")
