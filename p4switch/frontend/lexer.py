@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from p4switch.exceptions import CompileError, Diagnostic, SourceLocation
 
@@ -50,6 +52,7 @@ _TOKEN_RE = re.compile(
 )
 
 
+T = TypeVar("T")
 _NO_HIDE: frozenset[str] = frozenset()
 
 
@@ -106,12 +109,24 @@ def lex_error(loc: SourceLocation, message: str, source_line: str | None) -> Com
 
 def tokenize(text: str, filename: str, index: LineIndex | None = None) -> list[Token]:
     """Split `text` into tokens (comments and whitespace dropped). Raises CompileError on a bad character,
-    an unterminated string or an unterminated comment.
+    an unterminated string or an unterminated comment."""
+    return scan(text, filename, _make_token, index)
+
+
+def _make_token(kind: str, text: str, filename: str, line: int, column: int, bol: bool, space: bool) -> Token:
+    return Token(kind, text, SourceLocation(filename, line, column), bol, space)
+
+
+def scan(text: str, filename: str, make: Callable[[str, str, str, int, int, bool, bool], T],
+         index: LineIndex | None = None) -> list[T]:
+    """The lexer itself: `make(kind, text, filename, line, column, bol, space)` for every token, in order (what
+    `tokenize` turns into `Token`s; a caller that needs less, such as the check that a preprocessed text lexes back
+    to its tokens, builds something cheaper). Errors as `tokenize` documents them.
 
     One pass with `finditer`, counting lines as it goes (a wide program is a million tokens: no per-token line
-    search, no per-token function call but the two constructors). A gap between matches is a character no token
-    starts with; `index` (built only on an error when not given) locates it."""
-    tokens: list[Token] = []
+    search). A gap between matches is a character no token starts with; `index` (built only on an error when not
+    given) locates it."""
+    tokens: list[T] = []
     append = tokens.append
     bol = True
     space = False
@@ -130,7 +145,7 @@ def tokenize(text: str, filename: str, index: LineIndex | None = None) -> list[T
             line += 1
             line_start = pos
         elif kind == "id" or kind == "punct" or kind == "int":
-            append(Token(kind, m.group(), SourceLocation(filename, line, start - line_start + 1), bol, space))
+            append(make(kind, m.group(), filename, line, start - line_start + 1, bol, space))
             bol = False
             space = False
         elif kind == "space" or kind == "lcomment" or kind == "bcomment":
@@ -142,7 +157,7 @@ def tokenize(text: str, filename: str, index: LineIndex | None = None) -> list[T
                     line_start = start + spelling.rindex("\n") + 1
         elif kind == "string":
             spelling = m.group()
-            append(Token(kind, spelling, SourceLocation(filename, line, start - line_start + 1), bol, space))
+            append(make(kind, spelling, filename, line, start - line_start + 1, bol, space))
             bol = False
             space = False
             if "\n" in spelling:  # an escaped newline inside the literal

@@ -10,9 +10,10 @@ and nothing is expanded, so nothing in the text can make the switch read a file 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
-from p4switch.exceptions import CompileError, Diagnostic
-from p4switch.frontend.lexer import LineIndex, Token, tokenize
+from p4switch.exceptions import CompileError, Diagnostic, SourceLocation
+from p4switch.frontend.lexer import LineIndex, Token, scan, tokenize
 
 
 def _is_shift_pair(prev: Token, tok: Token) -> bool:
@@ -58,16 +59,49 @@ def render(tokens: list[Token]) -> str:
     return "".join(parts)
 
 
-def parser_view(tokens: list[Token]) -> list[tuple[str, str, bool, bool]]:
+#: What the parser depends on, per token: kind, text, starts a line, closes a `>>` with the previous one.
+View = tuple[str, str, bool, bool]
+
+
+def parser_view(tokens: list[Token]) -> list[View]:
     """What the parser depends on, per token: kind, text, starts a line, closes a `>>` with the previous one."""
-    view: list[tuple[str, str, bool, bool]] = []
-    prev: Token | None = None
+    view: list[View] = []
+    append = view.append
+    prev_gt = False
+    prev_line = 0
     for tok in tokens:
-        if tok.kind == "eof":
+        kind = tok.kind
+        if kind == "eof":
             break
-        view.append((tok.kind, tok.text, tok.bol, prev is not None and _is_shift_pair(prev, tok)))
-        prev = tok
+        text = tok.text
+        gt = kind == "punct" and text == ">"
+        line = tok.loc.line if gt else 0
+        # as _is_shift_pair: both `>`, adjacent, on one line
+        append((kind, text, tok.bol, gt and prev_gt and not tok.space and line == prev_line))
+        prev_gt = gt
+        prev_line = line
     return view
+
+
+def text_parser_view(text: str, filename: str) -> list[View]:
+    """`parser_view(tokens_of(text, filename))`, with the same errors, without making a `Token` per token: the
+    compiler's check that a wide program's text lexes back to its tokens lexes a million of them."""
+    view: list[View] = []
+    append = view.append
+    prev_gt = False
+    prev_line = 0
+    for kind, spelling, _file, line, column, bol, space in scan(text, filename, _fields):
+        if kind == "punct" and (spelling == "##" or (bol and spelling == "#")):
+            raise _directive_error(text, SourceLocation(filename, line, column))
+        gt = kind == "punct" and spelling == ">"
+        append((kind, spelling, bol, gt and prev_gt and not space and line == prev_line))
+        prev_gt = gt
+        prev_line = line
+    return view
+
+
+def _fields(*item: Any) -> tuple[Any, ...]:
+    return item
 
 
 def tokens_of(text: str, filename: str) -> list[Token]:
@@ -76,8 +110,11 @@ def tokens_of(text: str, filename: str) -> list[Token]:
     tokens = tokenize(text, filename)
     for tok in tokens:
         if (tok.bol and tok.is_punct("#")) or tok.is_punct("##"):
-            line = LineIndex(text).line_text(tok.loc.line)
-            raise CompileError([Diagnostic(
-                tok.loc, "preprocessing directives are not accepted here: the program must arrive preprocessed",
-                source_line=line)])
+            raise _directive_error(text, tok.loc)
     return tokens
+
+
+def _directive_error(text: str, loc: SourceLocation) -> CompileError:
+    return CompileError([Diagnostic(
+        loc, "preprocessing directives are not accepted here: the program must arrive preprocessed",
+        source_line=LineIndex(text).line_text(loc.line))])
