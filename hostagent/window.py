@@ -225,15 +225,25 @@ class SlotWindow:
         cur = self._slots.get(slot)
         return cur is not None and cur.seq == seq and cur.version == version
 
-    def complete(self, slot: int, seq: int, version: int) -> list[Send]:
+    def complete(self, slot: int, seq: int, version: int, now: float | None = None) -> list[Send]:
         """Record the RESULT of the chunk outstanding in `slot`; returns what to send now: resends of chunks this
-        RESULT shows lost, then new chunks the window has room for.
+        RESULT shows lost, then new chunks the window has room for. `now`: the clock when the RESULT was taken in
+        (a burst of them shares one reading), read here if None.
 
         Call only after `expects()` returned True: a stale, duplicated or forged RESULT must be dropped first."""
-        if not self.expects(slot, seq, version):
+        sends = self.try_complete(slot, seq, version, now)
+        if sends is None:
             raise ValueError(f"no chunk {seq} (version {version}) outstanding in slot {slot}")
-        done = self._slots.pop(slot)
-        now = self.clock()
+        return sends
+
+    def try_complete(self, slot: int, seq: int, version: int, now: float | None = None) -> list[Send] | None:
+        """`complete()` when `expects()` holds, else None and nothing changes: one lookup for both."""
+        done = self._slots.get(slot)
+        if done is None or done.seq != seq or done.version != version:
+            return None
+        del self._slots[slot]
+        if now is None:
+            now = self.clock()
         rtt = now - done.sent_at if done.retries == 0 and done.sampled else None
         if rtt is None and done.retries and done.sampled and self._spurious(done, now):
             # Answered sooner after the resend than any round trip: the RESULT is the first send's, the resend was

@@ -21,9 +21,11 @@ from hostagent.codec import (
     row_checksums,
     values_view,
 )
+from hostagent.congestion import CongestionWindow
 from hostagent.exceptions import ProtocolError
 from hostagent.perf import EchoSwitch
 from hostagent.transport import UdpTransport
+from hostagent.window import RttEstimator, SlotVersions, SlotWindow
 from hostagent.worker import Worker
 
 
@@ -159,3 +161,42 @@ def test_worker_float_allreduce_is_the_elementwise_quantization(lanes: int) -> N
         assert np.array_equal(w.allreduce(x, exponent=exponent), ref)
     assert w.stats.packets_sent == w.stats.packets_received == 2 * 4
     assert w.stats.ignored == w.stats.duplicates == w.stats.checksum_failures == 0
+
+
+def test_try_complete_is_expects_then_complete() -> None:
+    """Two windows fed the same RESULTs, one through `expects` + `complete`, one through `try_complete`, send the
+    same packets and end in the same state; a RESULT the window does not expect changes nothing."""
+    clock_t = [0.0]
+
+    def make() -> SlotWindow:
+        return SlotWindow(40, SlotVersions(8), timeout=0.05, max_retries=50, clock=lambda: clock_t[0],
+                          rtt=RttEstimator(0.05), congestion=CongestionWindow(8, min_window=2))
+
+    a, b = make(), make()
+    live = a.start()
+    assert b.start() == live
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        clock_t[0] += float(rng.uniform(0, 0.002))
+        if rng.random() < 0.05:  # a duplicate of an earlier RESULT
+            s = live[int(rng.integers(0, len(live)))]
+            slot, seq, version = s.slot, s.seq, s.version
+        elif rng.random() < 0.8:  # a RESULT of a chunk in flight, in a random order
+            flying = [s for s in live if a.expects(s.slot, s.seq, s.version)]
+            s = flying[int(rng.integers(0, len(flying)))]
+            slot, seq, version = s.slot, s.seq, s.version
+        else:  # stale or forged
+            slot, seq, version = int(rng.integers(0, 8)), int(rng.integers(0, 40)), int(rng.integers(0, 2))
+        expected = a.complete(slot, seq, version) if a.expects(slot, seq, version) else None
+        assert b.try_complete(slot, seq, version) == expected
+        live += expected or []
+        if rng.random() < 0.05:
+            clock_t[0] += 0.1
+            due = a.expired()
+            assert b.expired() == due
+            live += due
+        if a.finished:
+            break
+    assert a.finished and b.finished
+    assert a.missing() == b.missing() == [] and a.retransmissions == b.retransmissions > 0
+    assert a.versions.bits == b.versions.bits
