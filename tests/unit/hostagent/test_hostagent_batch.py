@@ -200,3 +200,129 @@ def test_try_complete_is_expects_then_complete() -> None:
     assert a.finished and b.finished
     assert a.missing() == b.missing() == [] and a.retransmissions == b.retransmissions > 0
     assert a.versions.bits == b.versions.bits
+
+
+class _Recorder(EchoSwitch):
+    """Records what a worker queues instead of answering it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[bytes] = []
+
+    def send(self, frame: object) -> None:
+        self.sent.append(bytes(frame))  # type: ignore[call-overload]
+
+
+def _reference(w: Worker, window: SlotWindow, payloads: list[bytes], n: int, step: int,
+               rows: dict[int, np.ndarray]) -> bool:
+    """The acceptance rules of docs/protocol.md one payload at a time with `parse_payload` (the worker's code
+    before bursts), storing the units per chunk in `rows`; True when an accepted RESULT flagged OVERFLOW."""
+    overflow = False
+    for p in payloads:
+        w.stats.packets_received += 1
+        r = parse_payload(p, w.lanes)
+        if r is None or r.job_id != w.job or not r.flags & P.FLAG_RESULT or r.step != step:
+            w.stats.ignored += 1
+            continue
+        assert len(p) == P.AGG_HDR_LEN + P.values_len(r.fmt, w.lanes)
+        if not window.expects(r.slot, r.seq, r.version):
+            if 0 <= r.seq < n and r.seq in rows:
+                w.stats.duplicates += 1
+            else:
+                w.stats.ignored += 1
+            continue
+        assert r.count == w.n_workers
+        if not r.flags & P.FLAG_OVERFLOW and (r.flags & P.FLAG_CORRUPT or not r.checksum_ok):
+            w.stats.checksum_failures += 1
+            retry = window.retry_now(r.slot)
+            if retry is not None:
+                w.transport.send_later(b"%d" % retry.seq)
+            continue
+        overflow = overflow or bool(r.flags & P.FLAG_OVERFLOW)
+        rows[r.seq] = r.values.astype(np.int64) << (r.exp - w.scale_exp)
+        for s in window.complete(r.slot, r.seq, r.version):
+            w.transport.send_later(b"%d" % s.seq)
+    return overflow
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_collector_bursts_equal_the_per_payload_rules(seed: int) -> None:
+    """Random bursts of RESULTs with duplicates, other jobs' and steps' packets, DATA, corrupt and OVERFLOW
+    RESULTs, shifted exponents and odd lengths: the collector keeps the same counts, sends the same chunks and
+    stores the same sums as the per-payload reference."""
+    from hostagent.collect import ResultCollector
+
+    rng = np.random.default_rng(seed)
+    lanes, n, pool, job, step = 64, 30, 6, 5, 9
+    vals = rng.integers(-(2**24), 2**24, size=(n, lanes))
+    seqs = np.arange(n)
+    template = build_template(Endpoints(), P.FMT_INT32, lanes)
+
+    def payload(seq: int, *, flags: int = P.FLAG_RESULT, job_id: int = job, stp: int = step, exp: int = 0,
+                corrupt: bool = False) -> bytes:
+        hdr = ChunkHeaders(job_id=job_id, child=0, step=stp, slots=np.array([seq % pool]),
+                           versions=np.array([(seq // pool) & 1]), seqs=np.array([seq]), exps=np.array([exp]))
+        f = fill_frames(template, P.FMT_INT32, hdr, vals[seq : seq + 1] >> exp)[0]
+        f[P.AGG_OFFSET + P.OFF_FMT_FLAGS] |= flags
+        f[P.AGG_OFFSET + P.OFF_COUNT + 1] = 1
+        if corrupt:
+            f[-1] ^= 4
+        return f[P.AGG_OFFSET :].tobytes()
+
+    clock_t = [0.0]
+    made = []
+    for _ in range(2):
+        rec = _Recorder()
+        w = Worker(job, 0, n_workers=1, transport=rec, pool_size=pool, values_per_packet=lanes,
+                   clock=lambda: clock_t[0])
+        win = SlotWindow(n, w.versions, timeout=0.05, max_retries=50, clock=lambda: clock_t[0], rtt=w.rtt,
+                         congestion=CongestionWindow(pool, min_window=2))
+        made.append((w, rec, win))
+    (wa, reca, wina), (wb, recb, winb) = made
+    frames = fill_frames(template, P.FMT_INT32, ChunkHeaders(job_id=job, child=0, step=step, slots=seqs % pool,
+                         versions=(seqs // pool) & 1, seqs=seqs, exps=np.zeros(n, dtype=np.int64)), vals)
+    col = ResultCollector(wb, winb, frames, n, step)
+    in_flight = [s.seq for s in wina.start()]
+    assert [s.seq for s in winb.start()] == in_flight
+    ref_rows: dict[int, np.ndarray] = {}
+    answered: list[int] = []
+    overflowed = False
+    while not wina.finished:
+        clock_t[0] += 0.001
+        burst = []
+        for _ in range(int(rng.integers(1, 12))):
+            u = rng.random()
+            seq = int(rng.choice(in_flight)) if in_flight else int(rng.integers(0, n))
+            if u < 0.55:
+                burst.append(payload(seq))
+            elif u < 0.62 and answered:
+                burst.append(payload(int(rng.choice(answered))))  # duplicate
+            elif u < 0.67:
+                burst.append(payload(seq, job_id=job + 1))
+            elif u < 0.72:
+                burst.append(payload(seq, stp=step - 1))
+            elif u < 0.76:
+                burst.append(payload(seq, flags=0))  # DATA, not a RESULT
+            elif u < 0.82:
+                burst.append(payload(seq, corrupt=True))
+            elif u < 0.86:
+                burst.append(payload(seq, flags=P.FLAG_RESULT | P.FLAG_CORRUPT))
+            elif u < 0.90:
+                burst.append(payload(seq, flags=P.FLAG_RESULT | P.FLAG_OVERFLOW))
+            elif u < 0.95:
+                burst.append(payload(seq, exp=int(rng.integers(1, 4))))
+            else:
+                burst.append(bytes(int(rng.integers(0, 40))))  # too short to be anything
+        overflowed = _reference(wa, wina, burst, n, step, ref_rows) or overflowed
+        col.handle(burst)
+        answered = sorted(ref_rows)
+        sent_a = [int(x) for x in reca.sent]
+        in_flight = sorted({s for s in sent_a if s not in ref_rows} | {s for s in in_flight if s not in ref_rows})
+    assert winb.finished
+    for key in ("packets_received", "ignored", "duplicates", "checksum_failures"):
+        assert getattr(wa.stats, key) == getattr(wb.stats, key), key
+        assert getattr(wa.stats, key) > 0, key  # the random bursts did exercise it
+    sent_b = [parse_payload(f[P.AGG_OFFSET :], lanes) for f in recb.sent]
+    assert [int(x) for x in reca.sent] == [r.seq for r in sent_b if r is not None]
+    assert np.array_equal(np.stack([ref_rows[k] for k in range(n)]), col.rows)
+    assert col.overflow == overflowed
