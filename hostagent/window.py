@@ -278,6 +278,8 @@ class SlotWindow:
     def _detect(self, done: _Outstanding, now: float) -> list[Send]:
         """Chunks whose latest send came before `done`'s first send are overtaken: resend those older than the
         latest round trip plus the reordering allowance, arm a RACK timer for the others."""
+        if next(iter(self._slots.values())).stamp >= done.first_stamp:
+            return []  # the oldest send still out came after `done`: nothing overtaken (in-order RESULTs)
         latest_rtt = now - done.sent_at
         allowance = self._reorder_allowance()
         lost: list[tuple[int, _Outstanding]] = []
