@@ -787,25 +787,43 @@ class Program(Node):
 
 def children(node: Node) -> Iterator[Node]:
     """Yield the direct child nodes of `node` in field order (for generic walks)."""
-    for f in dataclasses.fields(node):
-        if f.name == "loc":
-            continue
-        value = getattr(node, f.name)
-        if isinstance(value, Node):
-            yield value
-        elif isinstance(value, tuple):
-            for item in value:
-                if isinstance(item, Node):
-                    yield item
+    return iter(_child_nodes(node))
 
 
 def walk(node: Node) -> Iterator[Node]:
     """Yield `node` and all its descendants, depth first, in source order."""
     stack = [node]
+    pop = stack.pop
+    extend = stack.extend
     while stack:
-        current = stack.pop()
+        current = pop()
         yield current
-        stack.extend(reversed(list(children(current))))
+        kids = _child_nodes(current)
+        if kids:
+            kids.reverse()
+            extend(kids)
+
+
+def _child_nodes(node: Node) -> list[Node]:
+    out: list[Node] = []
+    cls = type(node)
+    names = _SUBTREE_FIELDS.get(cls)
+    if names is None:
+        names = _SUBTREE_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "loc")
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, Node):
+            out.append(value)
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, Node):
+                    out.append(item)
+    return out
+
+
+#: Per node class, the fields that may hold nodes: all but `loc` (the walks of a wide program visit a million nodes;
+#: `dataclasses.fields` per node was most of their cost).
+_SUBTREE_FIELDS: dict[type[Node], tuple[str, ...]] = {}
 
 
 def dump(node: Any, *, with_loc: bool = False) -> Any:
