@@ -107,9 +107,11 @@ def loopback_rate(n_values: int = 640_000, pool_size: int = 64, repeats: int = 3
     return _best_rate(n, run, repeats)
 
 
-def _udp_echo(port_out: Any) -> None:
+def _udp_echo(port_out: Any, pace: float = 0.0) -> None:
     """The UDP echo 'switch' (run in its own process by `allreduce_cpu`): every DATA comes back as its RESULT,
-    in bursts (recvmmsg/sendmmsg), so the worker's process pays only for the worker."""
+    in bursts (recvmmsg/sendmmsg), so the worker's process pays only for the worker. With `pace` > 0 it answers
+    one RESULT per `pace` seconds, as a switch slower than its workers does (the worker then wakes to a few
+    RESULTs at a time)."""
     from pktio.mmsg import MmsgReceiver, MmsgSender
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -127,17 +129,22 @@ def _udp_echo(port_out: Any) -> None:
             p = bytearray(payload)
             p[P.OFF_FMT_FLAGS] |= P.FLAG_RESULT
             tx.add(p)
+            if pace:
+                tx.flush()
+                time.sleep(pace)
         tx.flush()
 
 
-def allreduce_cpu(lanes: int, n_values: int = 1 << 20, pool_size: int = 64, repeats: int = 3) -> dict[str, Any]:
+def allreduce_cpu(lanes: int, n_values: int = 1 << 20, pool_size: int = 64, repeats: int = 3,
+                  pace: float = 0.0) -> dict[str, Any]:
     """CPU of one worker per chunk (DATA out and RESULT in) for a float32 all-reduce of `n_values` packed
     `lanes` values per packet, through `UdpTransport` on loopback to an echo switch in another process.
 
     This is what a fabric worker spends per step (quantize, frames, window, send/recv system calls, reassembly)
-    without the switches' cost. The exponent is predicted from a warm-up call, as in training steps. Reports the
-    best of `repeats` calls: CPU microseconds of this thread per chunk, and wall seconds per call."""
-    echo = subprocess.Popen([sys.executable, "-m", "hostagent.perf", "--udp-echo"], stdin=subprocess.PIPE,
+    without the switches' cost. The exponent is predicted from a warm-up call, as in training steps. `pace`: the
+    echo's seconds per RESULT (0: as fast as it can). Reports the best of `repeats` calls: CPU microseconds of this
+    thread per chunk, and wall seconds per call."""
+    echo = subprocess.Popen([sys.executable, "-m", "hostagent.perf", "--udp-echo", str(pace)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
     assert echo.stdin is not None and echo.stdout is not None
     transport: UdpTransport | None = None
@@ -160,8 +167,9 @@ def allreduce_cpu(lanes: int, n_values: int = 1 << 20, pool_size: int = 64, repe
             best_wall = min(best_wall, time.perf_counter() - wall)
             if not np.array_equal(out, expected):
                 raise AssertionError("the echo all-reduce changed between calls")
-        return {"lanes": lanes, "values": n_values, "chunks": n_chunks, "cpu_us_per_chunk": round(best_cpu / n_chunks
-                * 1e6, 2), "wall_s": round(best_wall, 4), "retransmissions": worker.stats.retransmissions}
+        return {"lanes": lanes, "values": n_values, "chunks": n_chunks, "pace_s": pace,
+                "cpu_us_per_chunk": round(best_cpu / n_chunks * 1e6, 2), "wall_s": round(best_wall, 4),
+                "retransmissions": worker.stats.retransmissions}
     finally:
         if transport is not None:
             transport.sock.send(b"x")
@@ -185,8 +193,8 @@ def measure(quick: bool = False) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--udp-echo"]:
-        _udp_echo(sys.stdout)
+    if sys.argv[1:2] == ["--udp-echo"]:
+        _udp_echo(sys.stdout, float(sys.argv[2]) if len(sys.argv) > 2 else 0.0)
     else:
         import json
 
