@@ -263,7 +263,7 @@ class _Matcher:
             slots.append((a, b))
             return self.same(a.expr, b.expr, slots, local_map)
         if isinstance(a, ast.Node):
-            for name in _compared_fields(type(a)):
+            for name in ast.node_fields(type(a)):  # all but the location
                 if not self.same(getattr(a, name), getattr(b, name), slots, local_map):
                     return False
             if isinstance(a, ast.VariableDeclaration):
@@ -279,12 +279,6 @@ class _Matcher:
     def _is_field(self, e: ast.Member) -> bool:
         t = self.typed.types.get(e.expr)
         return isinstance(t, HeaderT) and e.member in t.field_index
-
-
-@functools.cache
-def _compared_fields(cls: type) -> tuple[str, ...]:
-    """The fields `_Matcher.same` compares for a node class: all but the location."""
-    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "loc")
 
 
 def run_length(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> tuple[int, list[list[tuple[Any, Any]]]]:
@@ -391,8 +385,7 @@ class _Emitter:
             assert isinstance(t, HeaderT)
             if has_varbit(t):
                 raise Reject("a header with a varbit field keeps its scalar layout")
-            names = [f for f, _ in t.fields]
-            idx = [names.index(m) for m in members]
+            idx = [t.field_index[m] for m in members]  # was a list search per lane: quadratic in lanes
             if idx != list(range(idx[0], idx[0] + self.k)):
                 raise Reject("the lanes' fields are not consecutive fields of the header in lane order")
             types = {self.typed.types[n] for n in nodes}

@@ -806,11 +806,7 @@ def walk(node: Node) -> Iterator[Node]:
 
 def _child_nodes(node: Node) -> list[Node]:
     out: list[Node] = []
-    cls = type(node)
-    names = _SUBTREE_FIELDS.get(cls)
-    if names is None:
-        names = _SUBTREE_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "loc")
-    for name in names:
+    for name in node_fields(type(node)):
         value = getattr(node, name)
         if isinstance(value, Node):
             out.append(value)
@@ -821,9 +817,17 @@ def _child_nodes(node: Node) -> list[Node]:
     return out
 
 
-#: Per node class, the fields that may hold nodes: all but `loc` (the walks of a wide program visit a million nodes;
-#: `dataclasses.fields` per node was most of their cost).
-_SUBTREE_FIELDS: dict[type[Node], tuple[str, ...]] = {}
+def node_fields(cls: type[Node]) -> tuple[str, ...]:
+    """The field names of a node class but `loc`, in order: what generic walks and structural comparisons visit
+    (computed once per class: the walks of a wide program visit a million nodes, and `dataclasses.fields` per node
+    was most of their cost)."""
+    names = _NODE_FIELDS.get(cls)
+    if names is None:
+        names = _NODE_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "loc")
+    return names
+
+
+_NODE_FIELDS: dict[type[Node], tuple[str, ...]] = {}
 
 
 def dump(node: Any, *, with_loc: bool = False) -> Any:
