@@ -8,6 +8,7 @@ logical line for the preprocessor (`Token.bol` marks the first token of each log
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -179,8 +180,10 @@ def _lex_failure(text: str, filename: str, index: LineIndex | None, offset: int,
     return lex_error(SourceLocation(filename, line, col), message, index.line_text(line))
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_int(text: str) -> tuple[int, int | None, bool, int]:
-    """Decode a P4 integer literal: `(value, width or None, signed, base)`; `8w0xFF` -> (255, 8, False, 16)."""
+    """Decode a P4 integer literal: `(value, width or None, signed, base)`; `8w0xFF` -> (255, 8, False, 16).
+    Cached: a wide program spells the same few literals a hundred thousand times."""
     width: int | None = None
     signed = False
     m = re.match(r"(\d+)([ws])", text)
