@@ -455,13 +455,13 @@ class Preprocessor:
                 first = False
                 continue
             t_hide = t.hide
-            if not t_hide:
-                new_hide = hide
-            else:
+            new_hide = hide
+            if t_hide:
                 key = (t_hide, hide)
-                new_hide = unions.get(key)  # type: ignore[assignment]
-                if new_hide is None:
-                    new_hide = unions[key] = self._intern(t_hide | hide)
+                union = unions.get(key)
+                if union is None:
+                    union = unions[key] = self._intern(t_hide | hide)
+                new_hide = union
             # a direct constructor call: dataclasses.replace is the hot spot of macro-heavy programs
             append(Token(t.kind, t.text, t.loc, False, call.space if first else t.space, new_hide, origin_name,
                          origin_loc))
