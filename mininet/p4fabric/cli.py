@@ -82,7 +82,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--slots", type=int, default=64, metavar="N", help="aggregation slots per switch for the job")
     parser.add_argument("--values", type=int, metavar="N",
                         help="values per aggregation packet: compile the program with -D AGG_VALUES=N (32..2048; "
-                             "default 256 on the embedded target, 64 on bmv2); links get a 9000-byte MTU when an "
+                             "default 2048 on the embedded target, 64 on bmv2); links get a 9000-byte MTU when an "
                              "int32 packet needs more than 1500")
     parser.add_argument("--fmt", action="append", choices=("int32", "int16", "int8"),
                         help="in-network wire and result format (default int32); repeat to measure several, each "

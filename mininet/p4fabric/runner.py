@@ -38,7 +38,7 @@ SWITCH_SUBNET = "10.255.0.0/16"  # the controller's switch addresses (controller
 #: the embedded target's fabric runs use the N that ran the measured command fastest (docs/run.md, "Values per
 #: packet": 256 beat 64 and 1024 end to end; 1024 has the fastest steps but minutes more of build and load).
 DEFAULT_VALUES = {"bmv2": 64}
-EMBEDDED_DEFAULT_VALUES = 256
+EMBEDDED_DEFAULT_VALUES = 2048
 ETHERNET_MTU = 1500
 JUMBO_MTU = 9000
 BITFLIP_BIT = 20

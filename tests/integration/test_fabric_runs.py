@@ -77,8 +77,9 @@ def test_two_percent_loss_stays_exact(tmp_path: Path) -> None:
 
 
 def test_spine_killed_mid_job_completes_after_rebuild(tmp_path: Path) -> None:
+    # 256 values per packet (not the default 2048): 256 chunks per step, so the steps still run when spine1 dies
     report = p4ina_run(tmp_path, "--topo", "leafspine,2,2,2", "--size", "65536", "--count", "3",
-                       "--kill-switch", "spine1@2")
+                       "--kill-switch", "spine1@2", "--values", "256")
     fired = report["faults"]["fired"]
     assert [f["kind"] for f in fired] == ["kill-switch"] and fired[0]["ok"], fired
     # nobody told the controller: its watcher saw the P4Runtime stream break and rebuilt the tree

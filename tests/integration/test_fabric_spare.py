@@ -15,8 +15,9 @@ def test_worker_killed_mid_job_is_replaced_by_a_spare(tmp_path: Path) -> None:
     """`--kill-worker`: h2's process is killed mid-run; the runner sees it exit, the controller moves rank 0 to the
     spare h1 on h2's leaf (h1 takes h2's child index), h1 finishes the interrupted step from leaf1's cells and the
     rest of the run; every step of every rank is exact, and the report times the replacement."""
+    # 256 values per packet (not the default 2048): 1024 chunks per step, so h2 dies mid-run, mid-step
     report = p4ina_run(tmp_path, "--topo", "leafspine,2,2,2", "--workers", "3", "--spare", "h1",
-                       "--kill-worker", "h2@5", "--size", "262144", "--count", "8", timeout=1500)
+                       "--kill-worker", "h2@5", "--size", "262144", "--count", "8", "--values", "256", timeout=1500)
     fired = report["faults"]["fired"]
     assert [f["kind"] for f in fired] == ["kill-worker"] and fired[0]["ok"], fired
     (rep,) = report["faults"]["replacements"]

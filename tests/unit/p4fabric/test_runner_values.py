@@ -11,7 +11,7 @@ from p4fabric.runner import EMBEDDED_DEFAULT_VALUES, RunOptions, link_mtu, pipel
 
 def test_default_values_per_target() -> None:
     assert run_values("bmv2") == 64  # real BMv2 keeps the program's default
-    assert run_values("embedded") == EMBEDDED_DEFAULT_VALUES == 256
+    assert run_values("embedded") == EMBEDDED_DEFAULT_VALUES == 2048
 
 
 @pytest.mark.parametrize("n, mtu", [(32, None), (64, None), (256, None), (512, 9000), (1024, 9000), (2048, 9000)])
