@@ -62,6 +62,10 @@ def _lost_port_race(message: str) -> bool:
     return "address in use" in lowered or "address already in use" in lowered or "failed to bind" in lowered
 
 
+#: htb quantum of a shaped link's one class, in bytes: a 9000-byte-MTU frame with its Ethernet header.
+HTB_QUANTUM = 9014
+
+
 class P4Intf(TCIntf):
     """An interface whose bandwidth limit uses tc (htb/tbf exist here) and whose loss/duplication/reordering/delay
     are kept as `impairment` for the switch to apply. Checksum offload is off: a P4 switch reading raw frames must
@@ -76,6 +80,13 @@ class P4Intf(TCIntf):
         params.setdefault("txo", False)
         params.setdefault("rxo", False)
         return TCIntf.config(self, bw=bw, **params)
+
+    def bwCmds(self, *args: Any, **kwargs: Any) -> tuple[list[str], str]:
+        """Mininet's tc commands with an explicit htb quantum: otherwise tc takes rate/r2q, which passes its
+        200,000-byte limit from 16 Mbit/s up and makes tc warn on every shaped link (one class: the quantum only
+        has to hold the largest frame)."""
+        cmds, parent = TCIntf.bwCmds(self, *args, **kwargs)
+        return [f"{c} quantum {HTB_QUANTUM}" if " htb rate " in c else c for c in cmds], parent
 
 
 class P4Link(Link):
