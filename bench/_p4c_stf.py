@@ -447,13 +447,14 @@ class StfRun:
     command_error: str | None = None
 
 
-def run_stf(compiled: Any, test: StfTest, *, seed: int = 1) -> StfRun:
-    """Every command in order on a fresh embedded switch in file mode; each packet runs to completion."""
+def run_stf(compiled: Any, test: StfTest, *, seed: int = 1, watch: tuple[int, ...] = ()) -> StfRun:
+    """Every command in order on a fresh embedded switch in file mode; each packet runs to completion. The ports
+    the .stf names are open, as bmv2stf opens them, and so are `watch` (a stricter check sees what leaves there)."""
     from p4switch.switch.filemode import FileModeRunner
     from p4switch.switch.pipeline import build_pipeline
 
     pipeline = build_pipeline(compiled.p4info, compiled.device_config_bytes(), seed=seed)
-    runner = FileModeRunner(pipeline, {p: f"p{p}" for p in test.ports})
+    runner = FileModeRunner(pipeline, {p: f"p{p}" for p in sorted({*test.ports, *watch})})
     applier = StfApplier(compiled.p4info, pipeline.state)
     sent = 0
     for c in test.commands:
