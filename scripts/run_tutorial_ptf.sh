@@ -73,8 +73,10 @@ for ((i = 0; i < PORTS; i++)); do
     PTF_IFS+=(-i "$i@$b")
 done
 
-ip netns exec "$NETNS" "$P4INA_BIN/p4ina-simple-switch-grpc" --no-p4 "${SWITCH_IFS[@]}" \
-    --log-file logs/p4ina-switch --log-flush -- --grpc-server-addr 127.0.0.1:9559 &
+# runptf.sh's switch flags (--dump-packet-data is accepted with a warning); the address is pinned to the
+# namespace's loopback rather than simple_switch_grpc's default 0.0.0.0:9559.
+ip netns exec "$NETNS" "$P4INA_BIN/p4ina-simple-switch-grpc" --log-file ss-log --log-flush \
+    --dump-packet-data 10000 "${SWITCH_IFS[@]}" --no-p4 -- --grpc-server-addr 127.0.0.1:9559 &
 SWITCH_PID=$!
 
 # runptf.sh sleeps 2 s; wait for the P4Runtime port instead (the first start compiles nothing but imports a lot).
