@@ -39,6 +39,7 @@ if ip netns list | grep -qw "$NETNS"; then
 fi
 
 SWITCH_PID=""
+# shellcheck disable=SC2317  # called through the trap
 cleanup() {
     if [[ -n "$SWITCH_PID" ]] && kill -0 "$SWITCH_PID" 2>/dev/null; then
         kill "$SWITCH_PID" 2>/dev/null || true
