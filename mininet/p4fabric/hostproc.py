@@ -124,7 +124,9 @@ def run_steps(allreduce: Any, args: argparse.Namespace, out: Output,
               first_call: int = 0, skipped: Callable[[int], npt.NDArray[np.bool_] | None] = lambda c: None
               ) -> dict[str, Any]:
     """Warm-up (also a barrier: nobody finishes it before everybody started), then the timed steps, back to back:
-    their inputs and reference sums are made before the warm-up (`StepData`).
+    their inputs and reference sums are made before the warm-up (`StepData`). The warm-up has the steps' size, as
+    in nccl-tests, so the timed steps run in steady state: a quantizing worker's first call of a size agrees the
+    exponent in an extra round, later calls predict it from the previous result (`Worker.allreduce`).
 
     `bound()` is asked after each step (a quantized step's bound depends on the exponent that step used). Calls are
     numbered 0 (the warm-up), k + 1 (step k): `before(call)` runs first (a checkpoint), `first_call` is where a
@@ -134,7 +136,7 @@ def run_steps(allreduce: Any, args: argparse.Namespace, out: Output,
     if first_call == 0:
         if before is not None:
             before(0)
-        allreduce(tensor(args.seed, args.rank, -1 & 0xFFFF, 64))
+        allreduce(tensor(args.seed, args.rank, -1 & 0xFFFF, args.size))
     seconds: list[float] = []
     final = {"exact": True, "within_bound": True, "max_abs_error": 0.0, "error_bound": 0.0}
     for step in steps:
