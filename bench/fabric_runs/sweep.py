@@ -64,10 +64,11 @@ def link_bytes(report: RunReport, mode: str) -> dict[str, float]:
 
 
 def mode_row(report: RunReport, summary: ModeSummary, workers: int) -> dict[str, Any]:
-    """One measured mode of a run. Link counters cover the whole mode (its `count` steps and a 64-element warm-up),
-    so bytes per link are divided by the step count: per all-reduce, the warm-up adding under 0.4% at 16K elements."""
+    """One measured mode of a run. Link counters cover the whole mode: its `count` steps and the warm-up, an
+    all-reduce of the same size (p4fabric.hostproc.run_steps), so bytes per link per all-reduce are the totals
+    over `count` + 1."""
     tensor_bytes = report.size * BYTES_PER_ELEMENT
-    links = {k: v / max(1, report.count) for k, v in link_bytes(report, summary.mode).items()}
+    links = {k: v / (report.count + 1) for k, v in link_bytes(report, summary.mode).items()}
     return {
         "mode": summary.mode, "fmt": summary.fmt, "workers": workers, "elements": report.size,
         "bytes": tensor_bytes, "steps": summary.steps, "median_seconds": summary.median_seconds,

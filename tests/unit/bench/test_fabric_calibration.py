@@ -68,8 +68,9 @@ def test_sweep_bookkeeping() -> None:
         summary = ModeSummary(mode, 1, [seconds], seconds, 0.1, True, 0, 0, 0, correct=True)
         rows.append(mode_row(report, summary, 2))
     assert all(r["correct"] for r in rows)
-    assert rows[0]["bytes_per_host_link"] == 25.0  # per all-reduce: 2 steps
-    assert rows[0]["host_link_bytes_per_tensor_byte"] == pytest.approx(25.0 / 4096)
+    # per all-reduce: 2 steps and the warm-up of the same size
+    assert rows[0]["bytes_per_host_link"] == pytest.approx(50.0 / 3)
+    assert rows[0]["host_link_bytes_per_tensor_byte"] == pytest.approx(50.0 / 3 / 4096)
     assert ratios(rows, 2, 1024) == pytest.approx({"ring_over_in_network_time": 0.5, "int8_over_int32_time": 0.75,
                                                    "int8_over_int32_host_link_bytes": 0.5})
 

@@ -16,8 +16,9 @@ def test_bound_is_the_host_link_bytes_over_both_directions_of_the_rate() -> None
 
 def _report() -> RunReport:
     report = RunReport(topology="t", target="embedded", size=1 << 20, count=1, workers=["h1", "h2"])
-    report.link_bytes = {"h1-leaf1": {"ring": 14_000_000, "in-network": 10_000_000},
-                         "h2-leaf1": {"ring": 14_000_000, "in-network": 10_000_000}}
+    # totals over the step and the warm-up of the same size: 14 MB and 10 MB per all-reduce
+    report.link_bytes = {"h1-leaf1": {"ring": 28_000_000, "in-network": 20_000_000},
+                         "h2-leaf1": {"ring": 28_000_000, "in-network": 20_000_000}}
     report.modes = [ModeSummary("ring", 1, [6.0], 6.0, 0.1, True, 0, 0, 0, correct=True),
                     ModeSummary("in-network", 1, [4.0], 4.0, 0.1, True, 12, 0, 0, correct=True, fmt="int32")]
     report.worker_results = [
