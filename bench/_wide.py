@@ -9,6 +9,8 @@ import struct
 import time
 from typing import Any
 
+from bench._filemode import cycled, timed_run
+
 SLOTS = 16
 WORKERS = 4
 
@@ -137,16 +139,8 @@ def measure(n: int, packets: int, *, vectorise: bool) -> dict[str, Any]:
         compile_cpu = time.process_time() - started
     runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(5)}, clock=clock)
     frames = wide_frames(n, max(1, min(packets, 400) // WORKERS))
-    for i in range(min(len(frames), 40)):  # warm-up
-        runner.process(0, frames[i], i)
-    outputs = runner.outputs()
-    for out in outputs.values():
-        out.clear()
-    start, cpu_start = time.perf_counter(), time.process_time()
-    for i in range(packets):
-        runner.process(0, frames[i % len(frames)], i)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    emitted = sum(len(v) for v in outputs.values())
+    seconds, cpu = timed_run(runner, cycled(frames, min(len(frames), 40)), cycled(frames, packets))
+    emitted = sum(len(v) for v in runner.outputs().values())
     return {
         "values_per_packet": n, "packets": packets, "frame_bytes": len(frames[0]), "frames_out": emitted,
         "vectorised_runs": sum(1 for _, outcome in log if outcome == "vectorised"),

@@ -11,9 +11,10 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+from bench._filemode import cycled, timed_run
 
 REPO = Path(__file__).resolve().parent.parent
 L3_PROGRAM = Path(__file__).resolve().parent / "switch_pps_l3.p4"
@@ -196,17 +197,8 @@ def _file_mode(program: tuple[Any, bytes], frames: list[bytes], n: int) -> dict[
     clock = TickClock()
     pipeline = build_pipeline(*program, seed=1, clock_us=clock)
     runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(5)}, clock=clock)
-    warm = min(len(frames), 200)
-    for i in range(warm):
-        runner.process(0, frames[i], i)
-    outputs = runner.outputs()
-    for out in outputs.values():
-        out.clear()
-    start, cpu_start = time.perf_counter(), time.process_time()
-    for i in range(n):
-        runner.process(0, frames[i % len(frames)], i)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    emitted = sum(len(v) for v in outputs.values())
+    seconds, cpu = timed_run(runner, cycled(frames, min(len(frames), 200)), cycled(frames, n))
+    emitted = sum(len(v) for v in runner.outputs().values())
     # wall-clock pps is the figure to compare with BMv2's; CPU-time pps is steadier on a shared machine
     return {"packets": n, "seconds": round(seconds, 4), "pps": round(n / seconds, 1),
             "cpu_pps": round(n / cpu, 1) if cpu > 0 else None,
