@@ -101,7 +101,7 @@ class ResultCollector:
         stats.packets_received += k
         self.bursts += 1
         w._answered = True
-        window, have, n = self.window, self.have, self.n
+        window, have = self.window, self.have
         try_complete = window.try_complete
         taken: list[int] = []
         taken_seqs: list[int] = []
@@ -109,10 +109,7 @@ class ResultCollector:
                                                 head["ver_child"].tolist(), strict=True)):
             sends = try_complete(slot, seq, vc >> 7)
             if sends is None:
-                if 0 <= seq < n and have[seq]:
-                    stats.duplicates += 1
-                else:
-                    stats.ignored += 1
+                self._unexpected(seq)
                 continue
             have[seq] = 1
             taken.append(i)
@@ -126,6 +123,13 @@ class ResultCollector:
                 self._widen()
             self.rows[taken_seqs] = values[taken]
         return True
+
+    def _unexpected(self, seq: int) -> None:
+        """Count a RESULT the window does not expect: a duplicate of a chunk already in, else ignored."""
+        if 0 <= seq < self.n and self.have[seq]:
+            self.worker.stats.duplicates += 1
+        else:
+            self.worker.stats.ignored += 1
 
     def _widen(self) -> None:
         if self.rows.dtype != np.int64:
@@ -154,10 +158,7 @@ class ResultCollector:
         window = self.window
         version = vc >> 7
         if not window.expects(slot, seq, version):
-            if 0 <= seq < self.n and self.have[seq]:
-                stats.duplicates += 1
-            else:
-                stats.ignored += 1
+            self._unexpected(seq)
             return
         if count != w.n_workers:
             raise ProtocolError(
