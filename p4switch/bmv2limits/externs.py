@@ -1,7 +1,9 @@
 """v1model extern uses BMv2 cannot run, as p4c-bm2-ss's converters reject them
 (`backends/bmv2/simple_switch/simpleSwitch.cpp`, `backends/bmv2/common/check_unsupported.h`): clone, resubmit and
 recirculate outside the block BMv2 runs them in, registers without a size or with a non-integer element type,
-checksum blocks that do anything but call verify/update_checksum on plain fields, and loops."""
+checksum blocks that do anything but call verify/update_checksum on plain fields, and loops outside action bodies
+(p4c lowers a loop in an action to BMv2's `_jump`/`_jump_if_zero` primitives, as p4c's forloop-bmv2 sample
+exercises; BMv2's control-flow graph and parse graph cannot hold one)."""
 
 from __future__ import annotations
 
@@ -28,10 +30,11 @@ _CHECKSUM_CALLS = {"verify_checksum": ("verify_checksum", "verify_checksum_with_
 def check_externs(pipeline: Pipeline, index: CodeIndex, report: Reporter) -> None:
     """`index.roots` pairs each piece of code with its block; the role decides where clone & co. may run (p4c
     copies a top-level action into each control that uses it)."""
+    action_bodies = _action_bodies(pipeline.typed.program)
     for role, block in pipeline.blocks.items():
         for _owner, root in index.roots.get(role, []):
             for n in index.nodes(root):
-                if isinstance(n, (ast.ForStatement, ast.ForInStatement)):
+                if isinstance(n, (ast.ForStatement, ast.ForInStatement)) and id(root) not in action_bodies:
                     report.error(n.loc, "BMV2 does not support loops")
                 elif isinstance(n, ast.Call):
                     _check_call(pipeline, role, n, report)
@@ -47,6 +50,17 @@ def check_externs(pipeline: Pipeline, index: CodeIndex, report: Reporter) -> Non
             for state in block.decl.states:
                 for st in state.statements:
                     _check_parser_statement(pipeline, st, report)
+
+
+def _action_bodies(program: ast.Program) -> set[int]:
+    """The bodies of every action, top-level or local to a control: where a loop may stand."""
+    out: set[int] = set()
+    for decl in program.declarations:
+        locals_ = decl.locals if isinstance(decl, ast.ControlDeclaration) else ()
+        for d in (decl, *locals_):
+            if isinstance(d, ast.ActionDeclaration):
+                out.add(id(d.body))
+    return out
 
 
 def _check_call(pipeline: Pipeline, role: str, call: ast.Call, report: Reporter) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from p4switch.codegen.exprs import CodegenError, ExprGen
 from p4switch.codegen.layout import default_value, is_object, leaf_fields, pyname, scalar_width
+from p4switch.codegen.loops import emit_for, emit_for_in, emit_jump
 from p4switch.codegen.vector import emit_vector_run
 from p4switch.frontend import ast
 from p4switch.frontend.elaborate import BlockInstance
@@ -166,6 +167,12 @@ class BlockGen:
             pass  # folded at every use
         elif isinstance(st, ast.Instantiation):
             raise CodegenError(st, "instantiations inside apply blocks are not supported")
+        elif isinstance(st, ast.ForStatement):
+            emit_for(self, st)
+        elif isinstance(st, ast.ForInStatement):
+            emit_for_in(self, st)
+        elif isinstance(st, (ast.BreakStatement, ast.ContinueStatement)):
+            emit_jump(self, st)
         else:
             raise CodegenError(st, f"unsupported statement {type(st).__name__}")
 

@@ -27,6 +27,7 @@ class CheckerBase:
         self._return_type: list[P4Type | None] = []
         self._in_action = 0
         self._in_parser = 0
+        self._loops = 0  # loops around the statement being checked (`break`/`continue` need one)
 
     def error(self, loc: SourceLocation, message: str) -> None:
         line = self.line_of(loc) if self.line_of is not None else None

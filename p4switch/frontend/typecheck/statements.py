@@ -1,5 +1,6 @@
 """Statements: blocks (each a new scope), assignments, calls, `if` and `switch` (including `switch` on a table's
-`action_run`), `return` against the enclosing function's type, `exit`, and local variable declarations."""
+`action_run`), `return` against the enclosing function's type, `exit`, local variable declarations, and P4_16
+1.2.5's loops (`for (init; cond; updates)`, `for (T x in lo .. hi)`) with `break`/`continue` inside them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from p4switch.frontend.scope import Scope, Var
 from p4switch.frontend.typecheck.calls import CallChecker
 from p4switch.frontend.typecheck.helpers import table_action_names
 from p4switch.frontend.typecheck.results import Abort
-from p4switch.frontend.types import ActionEnumT, BoolT, DontCareT, VoidT
+from p4switch.frontend.types import ActionEnumT, BitsT, BoolT, DontCareT, InfIntT, VoidT, underlying
 
 
 class StatementChecker(CallChecker):
@@ -79,8 +80,56 @@ class StatementChecker(CallChecker):
             self.const_decl(scope, st)
         elif isinstance(st, ast.Instantiation):
             self.instantiation(scope, st)
+        elif isinstance(st, ast.ForStatement):
+            self.for_stmt(scope.child(), st)
+        elif isinstance(st, ast.ForInStatement):
+            self.for_in_stmt(scope.child(), st)
+        elif isinstance(st, (ast.BreakStatement, ast.ContinueStatement)):
+            if not self._loops:
+                word = "break" if isinstance(st, ast.BreakStatement) else "continue"
+                raise self.fail(st.loc, f"{word} statement must be used in a loop")
         else:
             raise self.fail(st.loc, f"unsupported statement {type(st).__name__}")
+
+    def for_stmt(self, scope: Scope, st: ast.ForStatement) -> None:
+        """The initializers' declarations live in the loop's own scope (P4_16 1.2.5, 12.9)."""
+        for init in st.init:
+            self.stmt(scope, init)
+        if st.cond is not None:
+            ct = self.expr(scope, st.cond, BoolT())
+            if not isinstance(ct, BoolT):
+                self.error(st.cond.loc, f"Condition of a for statement must be of type bool, not {ct}")
+        for update in st.updates:
+            self.stmt(scope, update)
+        self.loop_body(scope, st.body)
+
+    def for_in_stmt(self, scope: Scope, st: ast.ForInStatement) -> None:
+        """`for ([T] x in lo .. hi)`: an inclusive range of integers; `x` takes T, else the bounds' type."""
+        rng = st.collection
+        if not (isinstance(rng, ast.BinaryOp) and rng.op == ".."):
+            raise self.fail(rng.loc, "for-in over anything but a range lo .. hi is not supported")
+        declared = self.resolve_type(scope, st.var_type) if st.var_type is not None else None
+        lt = self.expr(scope, rng.left, declared)
+        rt = self.expr(scope, rng.right, declared if declared is not None else lt)
+        t = declared or (rt if isinstance(lt, InfIntT) else lt)
+        if not isinstance(underlying(t), (BitsT, InfIntT)):
+            raise self.fail(rng.loc, f"for-in range bounds must be integers, not {t}")
+        if isinstance(t, InfIntT):
+            raise self.fail(rng.loc, "for-in range needs a typed bound or loop variable (both bounds are int)")
+        self.convert(rng.left, t, "range bound")
+        self.convert(rng.right, t, "range bound")
+        self.out.types[rng] = t
+        var = Var(st.name, t, "local", node=st, owner=scope.owner)
+        scope.values[st.name] = var
+        self.out.decl_vars[st] = var
+        self.loop_body(scope, st.body)
+
+    def loop_body(self, scope: Scope, body: ast.Statement) -> None:
+        self._loops += 1
+        try:
+            self.stmt(scope.child(), body)
+        finally:
+            self._loops -= 1
 
     def switch(self, scope: Scope, st: ast.SwitchStatement) -> None:
         t = self.expr(scope, st.expr)
