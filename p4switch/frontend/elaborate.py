@@ -32,6 +32,20 @@ from p4switch.frontend.types import (
 )
 
 V1MODEL_ROLES = ("parser", "verify_checksum", "ingress", "egress", "compute_checksum", "deparser")
+V1SWITCH_PARAMS = ("p", "vr", "ig", "eg", "ck", "dep")  # v1model.p4's names for them, for named arguments
+
+
+def by_position(names: tuple[str, ...], args: tuple[ast.Argument, ...]) -> list[ast.Expression | None]:
+    """Arguments in parameter order: positional ones first, then named ones (`V1Switch(p = P(), ig = I(), ...)`,
+    P4_16 8.20); None where a parameter got nothing."""
+    out: list[ast.Expression | None] = [None] * len(names)
+    for i, arg in enumerate(args):
+        if arg.name is None:
+            if i < len(out):
+                out[i] = arg.value
+        elif arg.name in names:
+            out[names.index(arg.name)] = arg.value
+    return out
 _HIDDEN_ANNOTATIONS = {"name", "id", "brief", "description", "match", "pkginfo"}
 
 
@@ -130,8 +144,12 @@ class Elaborator:
         if len(main.args) != 6:
             self.error(main.loc, "main: V1Switch takes 6 blocks")
             raise CompileError(self.diagnostics)
-        for role, arg in zip(V1MODEL_ROLES, main.args, strict=False):
-            block = self.block_arg(arg.value)
+        values = by_position(V1SWITCH_PARAMS, main.args)
+        for role, param, value in zip(V1MODEL_ROLES, V1SWITCH_PARAMS, values, strict=True):
+            if value is None:
+                self.error(main.loc, f"main: no argument for V1Switch's parameter {param}")
+                continue
+            block = self.block_arg(value)
             if block is not None:
                 self.pipeline.blocks[role] = block
         if self.diagnostics:
@@ -174,10 +192,13 @@ class Elaborator:
                 sub = self.find_global(local.type.name)
                 if sub is not None:
                     child = self.instantiate(sub, f"{prefix}.{local_name(local)}")
-                    for param, arg in zip(sub.constructor_params, local.args, strict=False):
-                        if arg.value not in self.typed.consts:
-                            self.error(arg.loc, f"{param.name}: constructor arguments must be compile-time constants")
-                        child.ctor_values[param.name] = self.typed.consts.get(arg.value)
+                    names = tuple(param.name for param in sub.constructor_params)
+                    for name, value in zip(names, by_position(names, local.args), strict=True):
+                        if value is None:
+                            continue
+                        if value not in self.typed.consts:
+                            self.error(value.loc, f"{name}: constructor arguments must be compile-time constants")
+                        child.ctor_values[name] = self.typed.consts.get(value)
                     block.children.append(child)
                     block.child_by_name[local.name] = child
         return block
