@@ -218,7 +218,9 @@ def _codecs(name: str, t: HeaderT, runs: dict[int, tuple[int, int]]) -> list[str
         offset += total
         i = j
     ext += ["    o._v = True", "", ""]
-    emit = [f"def e_{name}(o):", f"    return b''.join(({''.join(p + ', ' for p in parts)}))", "", ""]
+    # a bytes-like part (a run's big-endian array) goes to the deparser's join as it is, unless it must be joined here
+    body = parts[0] if len(parts) == 1 else f"b''.join(({''.join(p + ', ' for p in parts)}))"
+    emit = [f"def e_{name}(o):", f"    return {body}", "", ""]
     return ext + emit
 
 
