@@ -6,6 +6,7 @@ from typing import Any
 
 from p4switch.exceptions import CompileError
 from p4switch.frontend import ast
+from p4switch.frontend.directapply import add_direct_instances
 from p4switch.frontend.scope import Var
 from p4switch.frontend.typecheck.controls import ControlChecker
 from p4switch.frontend.typecheck.results import Abort, TypedProgram
@@ -89,5 +90,6 @@ class TypeChecker(ControlChecker):
 
 
 def check_program(program: ast.Program, *, line_of: Any = None) -> TypedProgram:
-    """Resolve and type-check `program`; raise `CompileError` with every diagnostic found."""
-    return TypeChecker(program, line_of=line_of).run()
+    """Resolve and type-check `program` (with the instances its direct type invocations imply); raise
+    `CompileError` with every diagnostic found."""
+    return TypeChecker(add_direct_instances(program), line_of=line_of).run()
