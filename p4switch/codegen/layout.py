@@ -125,10 +125,14 @@ class LayoutBuilder:
     # ------------------------------------------------------------------------------------------------- classes
     def _header_class(self, name: str, t: HeaderT) -> list[str]:
         for fname, ft in t.fields:
+            if isinstance(ft, StructT) and not has_varbit(t) and _scalar_leaves(ft):
+                continue  # a struct of bit/bool fields inside a header (P4_16 7.2.2): a nested object
             if not isinstance(underlying(ft), (BitsT, BoolT, VarbitT)):
                 raise LayoutError(f"{t.name}.{fname}: header fields of type {ft} are not supported by this target")
         if sum(isinstance(ft, VarbitT) for _, ft in t.fields) > 1:
             raise LayoutError(f"{t.name}: a header may have at most one varbit field")
+        if any(isinstance(ft, StructT) for _, ft in t.fields):
+            return self._nested_header_class(name, t)
         fields = [pyname(f) for f, _ in t.fields]
         # a varbit field keeps its current length in bits next to its value
         state = fields + [f"_vl_{pf}" for (_f, ft), pf in zip(t.fields, fields, strict=False)
@@ -154,6 +158,30 @@ class LayoutBuilder:
                 f"        return '{t.name}(' + ('valid' if self._v else 'invalid') + "
                 + "".join(f"', {f}=' + str(self.{pf}) + " for f, pf in zip([f for f, _ in t.fields], fields, strict=False))
                 + "')'", "", ""]
+        return out
+
+    def _nested_header_class(self, name: str, t: HeaderT) -> list[str]:
+        """A header with struct-typed fields: those are nested struct objects, and the header's values (what
+        extract, emit, set_values and validation touch) are its scalar leaves in declaration order."""
+        attrs = [(pyname(f), ft) for f, ft in t.fields]
+        leaves = [path for path, _ in header_leaves(t)]
+        slots = ", ".join(repr(a) for a in ["_v", *(a for a, _ in attrs)])
+        out = [f"class {name}:", f"    __slots__ = ({slots},)", "", "    def __init__(self):",
+               "        self._v = False"]
+        out += [f"        self.{a} = {default_value(ft)}" for a, ft in attrs]
+        out += ["", "    def copy(self):", f"        o = {name}.__new__({name})", "        o._v = self._v"]
+        out += [f"        o.{a} = self.{a}.copy()" if is_object(ft) else f"        o.{a} = self.{a}" for a, ft in attrs]
+        out += ["        return o", "", "    def assign(self, s):", "        self._v = s._v"]
+        out += [f"        self.{a}.assign(s.{a})" if is_object(ft) else f"        self.{a} = s.{a}" for a, ft in attrs]
+        out += ["", "    def set_valid(self):", "        if not self._v:"]
+        out += [f"            self.{a} = {default_value(ft)}" for a, ft in attrs]
+        out += ["            self._v = True"]
+        out += ["", "    def values(self):", "        return (" + "".join(f"self.{p}, " for p in leaves) + ")"]
+        out += ["", "    def set_values(self, vals):",
+                "        (" + "".join(f"self.{p}, " for p in leaves) + ") = vals", "        self._v = True"]
+        out += ["", "    def __repr__(self):",
+                f"        return '{t.name}(' + ('valid' if self._v else 'invalid') + ', ' + repr(self.values()) + ')'",
+                "", ""]
         return out
 
     def _struct_class(self, name: str, t: StructLikeT, *, union: bool = False) -> list[str]:
@@ -233,7 +261,7 @@ class LayoutBuilder:
         if total % 8:
             raise LayoutError(f"{t.name}: header width {total} is not a multiple of 8 bits")
         nbytes = total // 8
-        fields = [(pyname(f), width_of(ft) or 0, isinstance(underlying(ft), BoolT)) for f, ft in t.fields]
+        fields = [(path, width_of(ft) or 0, isinstance(underlying(ft), BoolT)) for path, ft in header_leaves(t)]
         out = [f"def x_{name}(o, d, p):"]
         if not fields:
             out += ["    o._v = True", "", ""]
@@ -262,7 +290,7 @@ class LayoutBuilder:
             return []  # written with the extractor
         total = width_of(t) or 0
         nbytes = total // 8
-        fields = [(pyname(f), width_of(ft) or 0, isinstance(underlying(ft), BoolT)) for f, ft in t.fields]
+        fields = [(path, width_of(ft) or 0, isinstance(underlying(ft), BoolT)) for path, ft in header_leaves(t)]
         out = [f"def e_{name}(o):"]
         if not fields:
             return [*out, "    return b''", "", ""]
@@ -304,6 +332,15 @@ class LayoutBuilder:
         if any(w not in _STRUCT_CODES or is_bool for _, w, is_bool in fields):
             return None
         return ">" + "".join(_STRUCT_CODES[w] for _, w, _ in fields)
+
+
+def header_leaves(t: HeaderT) -> list[tuple[str, P4Type]]:
+    """A header's scalar fields as attribute paths (`row.e` for a field of a struct-typed field), in wire order."""
+    return [(path[1:], ft) for path, ft in leaf_fields(t, "")]
+
+
+def _scalar_leaves(t: StructT) -> bool:
+    return all(isinstance(underlying(ft), (BitsT, BoolT)) for _, ft in leaf_fields(t, ""))
 
 
 def has_varbit(t: P4Type) -> bool:
