@@ -32,6 +32,7 @@ TP_STATUS_USER = 0x1
 TP_STATUS_COPY = 0x2
 TP_STATUS_VLAN_VALID = 0x10
 TP_STATUS_VLAN_TPID_VALID = 0x40
+_SLOW_STATUS = TP_STATUS_COPY | TP_STATUS_VLAN_VALID  # slots `recv_batch` cannot hand out as a plain slice
 
 # struct tpacket2_hdr: status, len, snaplen (u32), mac, net (u16), sec, nsec (u32), vlan_tci, vlan_tpid (u16), pad;
 # the sockaddr_ll follows at TPACKET_ALIGN(32), its sll_pkttype 10 bytes in
@@ -99,31 +100,51 @@ class RxRing:
         """Up to `limit` frames from the ring, oldest first, without a system call (except for frames larger
         than a slot). The kernel's copies of our own transmissions are skipped."""
         out: list[bytes] = []
+        append = out.append
         words, mm, offsets = self._words, self._map, self._offsets
         i, n = self._next, len(offsets)
+        check_outgoing = not self.ignores_outgoing
         for _ in range(limit):
             off = offsets[i]
             w = off >> 2
             status = words[w]
             if not status & TP_STATUS_USER:
                 break
-            if mm[off + _PKTTYPE_OFFSET] != PACKET_OUTGOING:
-                mac = words[w + _W_MAC] & 0xFFFF
-                frame = mm[off + mac:off + mac + words[w + _W_SNAPLEN]]
-                if words[w + _W_LEN] > len(frame):
-                    frame = self._whole(frame) if status & TP_STATUS_COPY else b""
-                if status & TP_STATUS_VLAN_VALID and frame:
-                    frame = self._with_vlan(frame, off, status)
+            size = words[w + _W_SNAPLEN]
+            if status & _SLOW_STATUS or size != words[w + _W_LEN] or (
+                check_outgoing and mm[off + _PKTTYPE_OFFSET] == PACKET_OUTGOING
+            ):
+                frame = self._slow_frame(off, w, status)
                 if frame:
-                    out.append(frame)
-            elif status & TP_STATUS_COPY:
-                self._whole(b"")  # keep the socket queue in step with the ring
+                    append(frame)
+            else:  # the common case: the whole frame in its slot, no tag to put back
+                start = off + (words[w + _W_MAC] & 0xFFFF)
+                append(mm[start:start + size])
             words[w] = 0  # the slot is the kernel's again
             i += 1
             if i == n:
                 i = 0
         self._next = i
         return out
+
+    def _slow_frame(self, off: int, w: int, status: int) -> bytes:
+        """A slot that needs more than a slice: our own transmission (skipped), a frame too large for its slot
+        (read whole from the socket, or dropped and counted), a VLAN tag to put back."""
+        words, mm = self._words, self._map
+        if mm[off + _PKTTYPE_OFFSET] == PACKET_OUTGOING:
+            if status & TP_STATUS_COPY:
+                self._whole(b"")  # keep the socket queue in step with the ring
+            return b""
+        mac = words[w + _W_MAC] & 0xFFFF
+        frame = mm[off + mac:off + mac + words[w + _W_SNAPLEN]]
+        if words[w + _W_LEN] > len(frame):
+            if not status & TP_STATUS_COPY:
+                self.truncated += 1  # cut to its slot and not queued whole (the socket's buffer was full)
+                return b""
+            frame = self._whole(frame)
+        if status & TP_STATUS_VLAN_VALID and frame:
+            frame = self._with_vlan(frame, off, status)
+        return frame
 
     def discard(self, limit: int) -> int:
         """Hand back up to `limit` filled slots without reading them: the number of received frames (own

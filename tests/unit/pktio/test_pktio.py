@@ -162,6 +162,30 @@ def test_ring_skips_own_transmissions_and_counts_what_overflows(veth: str) -> No
 
 
 @pytest.mark.root
+@pytest.mark.parametrize("kernel_filter", [True, False])
+def test_ring_skips_frames_another_socket_sends_on_its_interface(veth: str, kernel_filter: bool) -> None:
+    with entered(veth):
+        tx, rx, other = raw("x0"), raw("x1"), raw("x1")
+    # without PACKET_IGNORE_OUTGOING the kernel copies other sockets' transmissions on x1 into the ring as
+    # PACKET_OUTGOING slots, which the reader must skip (a socket never gets its own: the kernel skips those)
+    ring = RxRing(rx, ignore_outgoing=kernel_filter)
+    try:
+        assert ring.ignores_outgoing == kernel_filter
+        sent = []
+        for i in range(30):
+            other.send(eth(1000 + i, 80))
+            sent.append(eth(i, 60 + i))
+            tx.send(sent[-1])
+        assert drain(ring, len(sent)) == sent
+        time.sleep(0.05)
+        assert ring.recv_batch(100) == []
+    finally:
+        ring.close()
+        for s in (tx, rx, other):
+            s.close()
+
+
+@pytest.mark.root
 def test_sendmmsg_on_a_packet_socket_drops_only_the_frame_over_the_mtu(veth: str) -> None:
     with entered(veth):
         sh("ip", "-n", veth, "link", "set", "x0", "mtu", "1500")
