@@ -197,7 +197,7 @@ def test_sendmmsg_on_a_packet_socket_drops_only_the_frame_over_the_mtu(veth: str
         sender.flush()
         assert sender.errors == 1 and sender.sent == 39
         rx.settimeout(2.0)
-        got = []
+        got: list[bytes] = []
         while len(got) < 39:
             data, addr = rx.recvfrom(65536)
             if addr[2] != socket.PACKET_OUTGOING:
