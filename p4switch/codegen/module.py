@@ -210,6 +210,7 @@ class ModuleGen:
         self.bindings: list[str] = []
         self.binding_names: dict[Any, str] = {}
         self.funcs: list[str] = []
+        self.empty_controls: set[str] = set()  # block functions of controls that do nothing
         self.block_index: dict[int, int] = {}
         self.block_gens: dict[int, BlockGen] = {}
         self.generated_callables: dict[Any, str] = {}
@@ -464,6 +465,8 @@ class ModuleGen:
             g.block_stmts(decl.body.statements)
         g.level -= 1
         g.w("")
+        if [line.strip() for line in g.lines[1:] if line.strip()] in (["cl = None"], ["cl = None", "pass"]):
+            self.empty_controls.add(self.block_fn(g.block))  # its entry point skips the call (entry_points)
         self.funcs += hoist_chains(g.lines)
         g.lines, g.level = saved
 
@@ -764,6 +767,10 @@ class ModuleGen:
         ]
         for role, args in (("verify_checksum", ", ctx.h, ctx.m"), ("ingress", ", ctx.h, ctx.m, ctx.sm"),
                            ("egress", ", ctx.h, ctx.m, ctx.sm"), ("compute_checksum", ", ctx.h, ctx.m")):
+            if self.block_fn(b[role]) in self.empty_controls:
+                # an empty control (most programs' checksum controls): no call, no handler, per packet
+                lines += [f"    def {role}(ctx):", "        pass", ""]
+                continue
             lines += [f"    def {role}(ctx):", "        try:"]
             lines += ["    " + x for x in call(role, args)]
             lines += ["        except _Exit:", "            pass", ""]

@@ -90,7 +90,12 @@ class FileModeRunner:
         )
 
     def _transmit(self, port: int, frame: bytes) -> None:
-        imp = self._impair.get((port, "out"))
+        imp = self._impair.get((port, "out")) if self._impair else None
+        if imp is None and port != self.cpu_port:  # the per-packet case: no list, no loop
+            out = self._outputs.get(port)
+            if out is not None:
+                out.append(frame)
+            return
         frames = [frame] if imp is None else [f for _, f in imp.process(frame, 0.0)]
         for f in frames:
             if port == self.cpu_port:
@@ -113,8 +118,21 @@ class FileModeRunner:
         return merged
 
     def process(self, port: int, frame: bytes, packet_id: int) -> None:
-        """One input frame to completion (with everything it spawns)."""
-        self.process_batch([(port, frame, packet_id)])
+        """One input frame to completion (with everything it spawns): `process_batch` of one frame, without the
+        batch's list and loop when no input impairment applies."""
+        if self._impair:
+            self.process_batch([(port, frame, packet_id)])
+            return
+        self.clock.now += 1
+        try:
+            self.engine.ingress(self.pipeline, IngressPacket(port, frame, packet_id))
+        except Exception as exc:
+            self.engine.counters.errors += 1
+            log_packet_error("ingress", port, exc)
+        reinjected = self._reinjected
+        while reinjected:
+            self._safe_ingress(reinjected.popleft())
+        self._drain()
 
     def process_batch(self, frames: list[tuple[int, bytes, int]]) -> None:
         """Frames `(port, frame, packet_id)` through ingress in order (each with its resubmissions), then drain
