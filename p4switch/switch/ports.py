@@ -9,6 +9,7 @@ import errno
 import socket
 import struct
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from p4switch.exceptions import SwitchStartError
@@ -197,6 +198,9 @@ class AfPacketPort:
                 if io == RING_IO:
                     sock.close()
                     raise SwitchStartError(f"no packet ring on {ifname}: {self.fallback_reason}") from None
+        # `queue(frame)`: add a frame to the burst `flush` sends (the worker thread only); in socket mode, send it
+        # now. The sender's own method, bound once: it runs for every frame the switch sends
+        self.queue: Callable[[bytes], None] = self._tx.add if self._tx is not None else self.send
         self.rx_frames = 0
         self.ring_drops = 0
         self._sent = 0  # by `send`; the burst sender counts its own
@@ -250,14 +254,6 @@ class AfPacketPort:
             self._sent += 1
         except OSError:
             self._send_errors += 1  # interface down or frame larger than its MTU: dropped, as on a real port
-
-    def queue(self, frame: bytes) -> None:
-        """Add a frame to the burst `flush` sends (the worker thread only); in socket mode, send it now."""
-        tx = self._tx
-        if tx is None:
-            self.send(frame)
-        else:
-            tx.add(frame)
 
     def flush(self) -> None:
         """Send the queued burst: one `sendmmsg` per `TX_BATCH` frames."""
