@@ -303,6 +303,11 @@ class Elaborator:
         return any(p.direction is None for p in action.params)
 
     def param_width(self, t: P4Type) -> int:
+        """The bitwidth P4Runtime sees: a type with `@p4runtime_translation(uri, N)` is N bits on the control
+        plane whatever its data-plane width (p4c's P4Info for custom-type-restricted-fields: bit<48> -> 32)."""
+        sdn = _sdn_bitwidth(t)
+        if sdn:
+            return sdn
         w = width_of(t)
         return w if w is not None else 0
 
@@ -541,7 +546,8 @@ class Elaborator:
             for (fname, ftype), fnode in zip(t.fields, decl.fields, strict=False):
                 if annotation_value(fnode.annotations, "hidden"):
                     continue
-                fields.append(cp.Param(fname, width_of(ftype) or 0, _explicit_id(fnode.annotations),
+                self.note_user_type(ftype)
+                fields.append(cp.Param(fname, self.param_width(ftype), _explicit_id(fnode.annotations),
                                        render_annotations(fnode.annotations), _type_name(ftype)))
             self.model.controller_headers.append(cp.ControllerHeader(
                 name, decl.name, fields, render_annotations(decl.annotations), _explicit_id(decl.annotations)))
@@ -590,6 +596,16 @@ def key_name(e: ast.Expression, typed: TypedProgram) -> str:
 def _explicit_id(annotations: tuple[ast.Annotation, ...]) -> int | None:
     value = annotation_value(annotations, "id")
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _sdn_bitwidth(t: P4Type) -> int:
+    """N of a new type's `@p4runtime_translation(uri, N)`, else 0."""
+    if not isinstance(t, NewTypeT):
+        return 0
+    for a in t.annotations:
+        if a.name == "p4runtime_translation" and len(a.args) > 1 and isinstance(a.args[1], ast.IntLiteral):
+            return a.args[1].value
+    return 0
 
 
 def _type_name(t: P4Type) -> str | None:
