@@ -7,6 +7,7 @@ the sign bit flipped), `>>` (arithmetic), saturating arithmetic and widening cas
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from p4switch.codegen.layout import class_name, pyname
@@ -33,6 +34,9 @@ from p4switch.frontend.types import (
 
 if TYPE_CHECKING:
     from p4switch.codegen.blocks import BlockGen
+
+#: Operand code that may be read twice or not at all: a name, an attribute chain or an integer literal.
+_SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|[0-9]+|0x[0-9a-fA-F]+")
 
 
 class CodegenError(Exception):
@@ -274,6 +278,9 @@ class ExprGen:
             if e.right in self.typed.consts:
                 k = int(self.typed.consts[e.right])
                 return "0" if k >= w else f"(({a} << {k}) & {m})"
+            if _SIMPLE.fullmatch(a) and _SIMPLE.fullmatch(b):
+                # inline (b read twice, a maybe not at all): only plain names, attribute chains or literals
+                return f"((({a} << {b}) & {m}) if {b} < {w} else 0)"
             return f"_shl({a}, {b}, {w})"
         if op == ">>":
             if t.signed:
