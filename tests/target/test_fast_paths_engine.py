@@ -1,0 +1,241 @@
+"""The per-packet fast paths of the embedded switch (issue 17, fixed cost per packet) against their slow or scalar
+counterparts on random inputs:
+
+- vector code with an invariant operand held in a 0-d array (`vector._Emitter.scalar`) gives what the scalar code
+  gives (the scalar code generator follows BMv2's integer semantics statement by statement);
+- `vecops.decode` (native words byteswapped) and `vecops.encode` (a big-endian array the deparser joins) give the
+  wire's big-endian fields, checked with `struct`;
+- a shift by a run-time amount, inlined for plain operands, is BMv2's: the low W bits, 0 when the amount is W or more;
+- an empty control's entry point does nothing, a non-empty one still runs;
+- `FileModeRunner.process` of one frame (no list, no loop) leaves what `process_batch` of that frame leaves.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import struct
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from p4switch.codegen import vector
+from p4switch.compiler import compile_text
+from p4switch.runtime import vecops
+
+_SUPPORT = Path(__file__).resolve().parents[1] / "unit" / "codegen" / "vector_support.py"
+
+
+def _support() -> ModuleType:
+    """tests/unit/codegen/vector_support.py (compile a program with and without the vectoriser, run both)."""
+    spec = importlib.util.spec_from_file_location("vector_support_for_fast_paths", _SUPPORT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+vs = _support()
+L = 20  # lanes per run (at least vector.MIN_LANES)
+
+
+# ------------------------------------------------------------------------------- invariant operands as 0-d arrays
+DECLS = f"""
+header ctl_t {{ bit<8> a8; bit<16> a16; bit<32> a32; bit<8> s8; bit<16> s16; }}
+header w32_t {{ {vs.fields(32, L)} }}
+header w16_t {{ {vs.fields(16, L, signed=True)} }}
+header w8_t {{ {vs.fields(8, L)} }}
+header flags_t {{ bit<8> f; }}
+struct headers_t {{ ctl_t ctl; w32_t w32; w16_t w16; w8_t w8; flags_t fl; }}
+"""
+PARSER = ("state start { pkt.extract(h.ctl); pkt.extract(h.w32); pkt.extract(h.w16); pkt.extract(h.w8); "
+          "pkt.extract(h.fl); transition accept; }")
+DEPARSER = "pkt.emit(h.ctl); pkt.emit(h.w32); pkt.emit(h.w16); pkt.emit(h.w8); pkt.emit(h.fl);"
+META = "bit<32> k32; int<16> k16; bit<8> k8; bit<1> hit; bit<1> low;"
+LOCALS = """
+    action mix() {
+        m.k32 = h.ctl.a32; m.k16 = (int<16>)h.ctl.s16; m.k8 = h.ctl.a8;
+        """ + vs.lanes("h.w32.v{n} = ((h.w32.v{n} & m.k32) | (h.w32.v{n} ^ h.ctl.a32)) + m.k32 * 3;", L) + """
+        """ + vs.lanes("h.w16.v{n} = (h.w16.v{n} - m.k16) * (int<16>)(int<8>)h.ctl.s8 + -16s7;", L) + """
+        """ + vs.lanes("h.w8.v{n} = (h.w8.v{n} + m.k8) ^ (m.k8 - h.w8.v{n});", L) + """
+        """ + vs.lanes("if (h.w32.v{n} > m.k32) { m.hit = 1; }", L) + """
+        """ + vs.lanes("if (m.k16 <= h.w16.v{n}) { m.low = 1; }", L) + """
+        """ + vs.lanes("if (h.w8.v{n} == h.ctl.a8 || h.w8.v{n} != 200) { h.w8.v{n} = h.w8.v{n} | 1; }", L) + """
+    }
+"""
+INGRESS = "m.hit = 0; m.low = 0; mix(); h.fl.f = (bit<8>)m.hit | ((bit<8>)m.low << 1); sm.egress_spec = 1;"
+EDGES32 = (0, 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFF0000)
+EDGES16 = (0, 1, 0x7FFF, 0x8000, 0xFFFF, 7, 0xFFF9)
+EDGES8 = (0, 1, 0x7F, 0x80, 0xFF, 200, 199)
+
+
+def _pick(rng: random.Random, edges: tuple[int, ...], width: int) -> int:
+    return rng.choice(edges) if rng.random() < 0.5 else rng.getrandbits(width)
+
+
+def _frames(count: int, seed: int) -> list[bytes]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        ctl = struct.pack(">BHIBH", _pick(rng, EDGES8, 8), _pick(rng, EDGES16, 16), _pick(rng, EDGES32, 32),
+                          _pick(rng, EDGES8, 8), _pick(rng, EDGES16, 16))
+        w32 = struct.pack(f">{L}I", *(_pick(rng, EDGES32, 32) for _ in range(L)))
+        w16 = struct.pack(f">{L}H", *(_pick(rng, EDGES16, 16) for _ in range(L)))
+        w8 = bytes(_pick(rng, EDGES8, 8) for _ in range(L))
+        out.append(ctl + w32 + w16 + w8 + b"\x00" + bytes(rng.getrandbits(8) for _ in range(rng.randrange(4))))
+    return out
+
+
+def test_invariant_operands_as_0d_arrays_match_the_scalar_code() -> None:
+    text = vs.program(decls=DECLS, parser=PARSER, ingress=INGRESS, meta=META, ingress_locals=LOCALS,
+                      deparser=DEPARSER)
+    vec, scalar, log = vs.compile_both(text, "invariant_operands")
+    assert sum(1 for _, outcome in log if outcome == "vectorised") >= 6, log
+    # the runs use the 0-d operands: set per packet (a meta or header field) and built once (a literal)
+    assert "_vx.zeros((), _vx.u32)" in vec.source and "[()] = " in vec.source
+    assert "_vx.full((), " in vec.source
+    vs.assert_same(vec, scalar, _frames(300, seed=17))
+
+
+def test_0d_operand_keeps_the_lanes_dtype_and_python_int_results() -> None:
+    """The 0-d array of the lanes' dtype gives numpy's Python-int (NEP 50 weak scalar) results, wrap included."""
+    rng = np.random.default_rng(3)
+    for dtype, hi in ((np.uint8, 1 << 8), (np.uint16, 1 << 16), (np.uint32, 1 << 32)):
+        a = rng.integers(0, hi, 257, dtype=np.uint64).astype(dtype)
+        for k in (0, 1, hi - 1, int(rng.integers(0, hi))):
+            z = np.zeros((), dtype)
+            z[()] = k
+            for op in (np.add, np.subtract, np.multiply, np.bitwise_and, np.bitwise_xor, np.less, np.not_equal):
+                want, got = op(a, k), op(a, z)
+                assert got.dtype == want.dtype and (got == want).all(), (dtype, k, op)
+                want, got = op(k, a), op(z, a)
+                assert got.dtype == want.dtype and (got == want).all(), (dtype, k, op)
+
+
+# ----------------------------------------------------------------------------------------------- decode / encode
+def test_decode_and_encode_are_the_wire_fields() -> None:
+    rng = random.Random(5)
+    fmt = {8: "B", 16: "H", 32: "I"}
+    for _ in range(200):
+        width = rng.choice((8, 16, 32))
+        count = rng.randrange(1, 300)
+        offset = rng.randrange(0, 9)
+        data = bytearray(rng.getrandbits(8) for _ in range(offset + count * width // 8 + rng.randrange(3)))
+        want = list(struct.unpack_from(f">{count}{fmt[width]}", data, offset))
+        got = vecops.decode(bytes(data), offset, count, width)
+        assert got.dtype == np.dtype(f"uint{width}") and got.tolist() == want
+        got[0] ^= 1  # a copy of its own, writable: the packet's bytes stay as they were
+        assert list(struct.unpack_from(f">{count}{fmt[width]}", data, offset)) == want
+        values = [rng.getrandbits(width) for _ in range(count)]
+        encoded = vecops.encode(np.array(values, dtype=f"uint{width}"), width)
+        assert b"".join((b"<", encoded, b">")) == b"<" + struct.pack(f">{count}{fmt[width]}", *values) + b">"
+
+
+# -------------------------------------------------------------------------------------- shift by a run-time amount
+SHIFT = vs.PRELUDE + """
+header s_t { bit<8> k; bit<32> a32; bit<16> a16; bit<8> a8; int<16> s16; }
+struct headers_t { s_t s; }
+struct meta_t { bit<8> amount; }
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.s); transition accept; } }
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        m.amount = h.s.k;
+        h.s.a32 = h.s.a32 << h.s.k;
+        h.s.a16 = (bit<16>)1 << m.amount;
+        h.s.a8 = h.s.a8 << (h.s.k + 1);
+        h.s.s16 = h.s.s16 << h.s.k;
+        sm.egress_spec = 1;
+    }
+}
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.s); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+def _shl(a: int, k: int, width: int) -> int:
+    """BMv2: the low W bits of a << k, 0 when k >= W (an independent statement of the rule)."""
+    return 0 if k >= width else (a << k) % (1 << width)
+
+
+def test_shift_by_a_run_time_amount_is_bmv2s() -> None:
+    compiled = compile_text(SHIFT, "shift_amounts")
+    source = compiled.python_source
+    assert "<< _p_h_s.k) & 0xffffffff) if _p_h_s.k < 32 else 0)" in source or \
+        "<< p_h.s.k) & 0xffffffff) if p_h.s.k < 32 else 0)" in source, "the plain shift is not inlined"
+    assert "_shl(" in source.split("def build", 1)[1], "a computed amount keeps the helper (read once)"
+    harness = vs.Harness(compiled)
+    rng = random.Random(9)
+    for k in [*range(0, 40), 255, 254, *(rng.randrange(256) for _ in range(60))]:
+        a32, a16, a8, s16 = rng.getrandbits(32), rng.getrandbits(16), rng.getrandbits(8), rng.getrandbits(16)
+        frame = struct.pack(">BIHBH", k, a32, a16, a8, s16)
+        out, port, _ctx = harness.run(frame)
+        assert port == 1
+        want = struct.pack(">BIHBH", k, _shl(a32, k, 32), _shl(1, k, 16), _shl(a8, (k + 1) % 256, 8),
+                           _shl(s16, k, 16))
+        assert out == want, (k, out.hex(), want.hex())
+
+
+# ------------------------------------------------------------------------------------------------ empty controls
+def test_empty_controls_skip_the_call_and_others_still_run() -> None:
+    text = vs.PRELUDE + """
+header e_t { bit<48> d; bit<48> s; bit<16> t; }
+struct headers_t { e_t e; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.e); transition accept; } }
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { sm.egress_spec = 2; } }
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { h.e.t = h.e.t + 1; } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.e); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+    compiled = compile_text(text, "empty_controls")
+    source = compiled.python_source
+    for role in ("verify_checksum", "compute_checksum"):
+        assert f"    def {role}(ctx):\n        pass\n" in source, role
+    for role in ("ingress", "egress"):
+        assert f"    def {role}(ctx):\n        try:\n" in source, role
+    harness = vs.Harness(compiled)
+    frame = bytes(range(12)) + b"\x12\x34" + b"payload"
+    out, port, _ctx = harness.run(frame)
+    assert port == 2 and out == bytes(range(12)) + b"\x12\x35" + b"payload"
+
+
+# ---------------------------------------------------------------------------------------- file mode, one frame
+def test_process_of_one_frame_equals_process_batch() -> None:
+    from bench._wide import wide_frames, wide_program
+    from p4switch.codegen.audit import compile_generated
+    from p4switch.device_loader import LoadedProgram
+    from p4switch.switch.filemode import FileModeRunner, TickClock
+    from p4switch.switch.pipeline import instantiate
+
+    n = max(vector.MIN_LANES, 16)
+    compiled = compile_text(wide_program(n), "wide_one_frame")
+    code = compile_generated(compiled.python_source, "<pipeline wide_one_frame>")
+    frames = wide_frames(n, 12, seed=4)
+    runs = []
+    for one_by_one in (True, False):
+        clock = TickClock()
+        loaded = LoadedProgram("wide_one_frame", compiled.p4info, compiled.runtime_config, code, "")
+        pipeline = instantiate(compiled.p4info, loaded, seed=1, clock_us=clock)
+        # port 4 (a completed slot's result) is the CPU port: both transmit paths are used
+        runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(5)}, clock=clock, cpu_port=4)
+        # frame 44 again before its round completes: a duplicate contribution, dropped
+        for i, frame in enumerate(frames[:46] + [frames[44]] + frames[46:]):
+            port = 1 + i % 3
+            if one_by_one:
+                runner.process(port, frame, i)
+            else:
+                runner.process_batch([(port, frame, i)])
+        registers = {r.name: list(r.cells) for r in pipeline.state.registers}
+        runs.append(({p: list(v) for p, v in runner.outputs().items()}, list(runner.cpu_frames), registers,
+                     dict(vars(runner.engine.counters)), clock.now))
+    assert runs[0] == runs[1]
+    outputs, cpu_frames, _registers, counters, _now = runs[0]
+    assert cpu_frames and outputs[4] == cpu_frames and counters["dropped_ingress"] == 1
