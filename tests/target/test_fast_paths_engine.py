@@ -227,7 +227,7 @@ def test_process_of_one_frame_equals_process_batch() -> None:
         # port 4 (a completed slot's result) is the CPU port: both transmit paths are used
         runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(5)}, clock=clock, cpu_port=4)
         # frame 44 again before its round completes: a duplicate contribution, dropped
-        for i, frame in enumerate(frames[:46] + [frames[44]] + frames[46:]):
+        for i, frame in enumerate([*frames[:46], frames[44], *frames[46:]]):
             port = 1 + i % 3
             if one_by_one:
                 runner.process(port, frame, i)
