@@ -348,6 +348,7 @@ def _dtype(t: P4Type) -> str:
 #: (`vecops._wide` handles them), shifts take the amount as a number.
 _SCALAR_OPS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&", "|", "^", "+", "-", "*"})
 _LITERAL = re.compile(r"-?(?:0x[0-9a-fA-F]+|[0-9]+)")
+_OPS = r"(?:&|\||\^|\+|-|\*|==|!=|<=|>=|<|>)"
 
 
 def _container(b: BitsT) -> int:
@@ -373,6 +374,7 @@ class _Emitter:
         self.new_stores: list[tuple[str, tuple[str, ...]]] = []
         self.new_runs: list[tuple[HeaderT, set[int]]] = []
         self.scalars: list[str] = []  # build-level 0-d arrays of invariant operands (`scalar`)
+        self.row_reads: list[tuple[int, str, str]] = []  # (line, local, store) of `declare_and_read` copies
         self.counter = 0
         self._slots(lanes)
 
@@ -774,8 +776,32 @@ class _Emitter:
         idx = self.index(info.args[1].value if info.args[1] is not None else None)
         name = self.tmp("l")
         self.local[var] = (name, var.type)
+        self.row_reads.append((len(self.g.lines), name, rs.store))
         self.w(f"{name} = {self.reg_value(rs, idx)}.copy() if {idx} < {rs.size} else _vx.zeros({self.k}, {dtype})")
         return True
+
+    def elide_row_copies(self) -> None:
+        """Drop the `.copy()` of a register row read into a local when the copy cannot be observed: every later use
+        of the local is an operand of an operator that makes a fresh array (`(t & k)`, `(b + t)`, ...), all before
+        the first write to that store, and the local is never rebound, passed on or aliased (`.view`). Otherwise,
+        or when in doubt, the copy stays: one numpy call per run and packet is all this saves."""
+        lines = self.g.lines
+        for at, name, store in self.row_reads:
+            later = lines[at + 1:]
+            write = next((j for j, line in enumerate(later) if line.lstrip().startswith(f"{store}[")
+                          and "] = " in line), len(later))
+            token = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+            operand = re.compile(rf"\({re.escape(name)} {_OPS} |{_OPS} {re.escape(name)}\)")
+            safe = True
+            for j, line in enumerate(later):
+                uses = len(token.findall(line))
+                if uses and (j >= write or len(operand.findall(line)) != uses):
+                    safe = False
+                    break
+            if safe:
+                head, sep, tail = lines[at].partition(".copy() if ")
+                if sep:
+                    lines[at] = f"{head} if {tail}"
 
     def store_lane(self, left: ast.Expression, v: _V) -> None:
         """Write a value into a lane location (a lane local or a lane field), under the current mask."""
@@ -943,6 +969,7 @@ def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> in
         em = _Emitter(g, lanes, vectors.groups)
         em.stmt(stmts[i])
         em.check()
+        em.elide_row_copies()
     except Reject as exc:
         del g.lines[mark:]
         del g.mod.bindings[bindings:]
