@@ -79,8 +79,8 @@ class Harness:
         return Result(ctx, p.deparse(ctx))
 
 
-def build(text: str, name: str = "t") -> Harness:
-    return Harness(compile_text(text, name))
+def build(text: str, name: str = "t", *, p4c_checks: bool = True) -> Harness:
+    return Harness(compile_text(text, name, p4c_checks=p4c_checks))
 
 
 def program(*, decls: str, parser: str, ingress: str, meta: str = "", ingress_locals: str = "",

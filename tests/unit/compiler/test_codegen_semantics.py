@@ -303,3 +303,22 @@ def test_a_parser_loop_that_consumes_nothing_ends_with_parser_timeout() -> None:
     ))
     assert h.run(b"\x00\x01").sm.parser_error == 5  # ParserTimeout
     assert h.run(b"\x07").out == b"\x07"
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 8, 9, 12])
+def test_for_in_over_an_inclusive_range_with_return(n: int) -> None:
+    """P4_16 1.2.5 `for (T x in lo .. hi)`: x takes lo, lo+1, ..., hi (none when hi < lo); `return` leaves the
+    action. p4c's BMv2 back end rejects `for`-in (bmv2limits does too), so it is built without the p4c checks."""
+    h = build(program(
+        decls="header i_t { bit<8> n; } header o_t { bit<32> a; bit<32> b; } struct headers_t { i_t i; o_t o; }",
+        parser="state start { pkt.extract(h.i); transition accept; }",
+        ingress_locals="action range_sum() { for (bit<8> k in 2 .. h.i.n) { if (k == 9) { return; } "
+                       "h.o.a = h.o.a + (bit<32>)k; h.o.b = h.o.b + 1; } h.o.b = h.o.b + 100; }",
+        ingress="h.o.setValid(); h.o.a = 0; h.o.b = 0; range_sum();",
+        deparser="pkt.emit(h.i); pkt.emit(h.o);",
+    ), p4c_checks=False)
+    ks = list(range(2, n + 1))
+    stopped = 9 in ks
+    ks = ks[:ks.index(9)] if stopped else ks
+    want_a, want_b = sum(ks), len(ks) + (0 if stopped else 100)
+    assert h.run(bytes([n])).out == bytes([n]) + struct.pack(">II", want_a, want_b)

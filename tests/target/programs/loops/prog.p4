@@ -1,7 +1,7 @@
 // P4_16 1.2.5 loops inside actions (where p4c's BMv2 back end compiles them, with _jump primitives): the
 // three-clause `for` with several initializers and updates, `break`/`continue` binding to the innermost loop,
-// `continue` still running the updates, `return` leaving the action from inside a loop, and `for-in` over an
-// inclusive range.
+// `continue` still running the updates, and `return` leaving the action from inside a loop. (`for`-in, which
+// p4c's BMv2 back end rejects, is tested in tests/unit/compiler/test_codegen_semantics.py.)
 #include <core.p4>
 #include <v1model.p4>
 
@@ -48,9 +48,9 @@ control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
             h.o.b = (bit<32>)hi;
         }
     }
-    // for-in over 2 .. n (inclusive); return inside the loop leaves the action once k reaches 9
+    // k from 2 to n inclusive; return inside the loop leaves the action once k reaches 9
     action range_sum() {
-        for (bit<8> k in 2 .. h.i.n) {
+        for (bit<8> k = 2; k <= h.i.n; k = k + 1) {
             if (k == 9) { return; }
             h.o.a = h.o.a + (bit<32>)k;
             h.o.b = h.o.b + 1;

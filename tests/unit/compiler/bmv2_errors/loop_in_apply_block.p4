@@ -1,6 +1,6 @@
 // p4c: backends/bmv2/common/check_unsupported.h (CheckUnsupported): a for or for-in loop left outside an action
 // body is reported as "BMV2 does not support loops" (a BMv2 control is an acyclic graph of tables and conditions,
-// a parser a graph of states). Loops inside actions compile (p4c's testdata/p4_16_samples/forloop-bmv2.p4).
+// a parser a graph of states). A `for` inside an action compiles (p4c's testdata/p4_16_samples/forloop-bmv2.p4).
 // expect-error: 22:9: BMV2 does not support loops
 // expect-error: 25:9: BMV2 does not support loops
 #include <core.p4>
