@@ -970,6 +970,7 @@ def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> in
         em.stmt(stmts[i])
         em.check()
         em.elide_row_copies()
+        fuse_saturation_flags(g.lines, mark)
     except Reject as exc:
         del g.lines[mark:]
         del g.mod.bindings[bindings:]
@@ -981,6 +982,29 @@ def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> in
     commit(g.mod, em)
     _record(vectors, k, "vectorised")
     return k
+
+
+_SAT_LINE = re.compile(r"(\s*)(\w+) = _vx\.sat_add\(([\w.]+)\.view\(_vx\.i(8|16|32)\), "
+                       r"([\w.]+)\.view\(_vx\.i\4\), \4, True, _vx\.i\4\)")
+
+
+def fuse_saturation_flags(lines: list[str], start: int) -> None:
+    """The aggregation idiom `int<W> sat = (int<W>)a |+| (int<W>)b; if ((bit<W>)sat != a + b) { flag = 1; }`
+    (W = 8, 16, 32: no renormalisation) emits a saturating add and, on the next line, the lane test against the
+    wrapping sum. Both become one `vecops.sat_add_ovf` call, which computes the same mask from its int64 sum:
+    exact text match of the two lines the emitter writes, anything else is left alone."""
+    i = start
+    while i + 1 < len(lines):
+        m = _SAT_LINE.fullmatch(lines[i])
+        if m is not None:
+            indent, x, a, w, b = m.group(1, 2, 3, 4, 5)
+            nxt = re.fullmatch(rf"{re.escape(indent)}(\w+) = \({re.escape(x)}\.view\(_vx\.u{w}\) != "
+                               rf"\(([\w.]+) \+ ([\w.]+)\)\)", lines[i + 1])
+            if nxt is not None and {nxt.group(2), nxt.group(3)} == {a, b} and nxt.group(2) != nxt.group(3):
+                mask = nxt.group(1)
+                lines[i:i + 2] = [f"{indent}{x}, {mask} = _vx.sat_add_ovf({a}.view(_vx.i{w}), "
+                                  f"{b}.view(_vx.i{w}), {w}, True, _vx.i{w})"]
+        i += 1
 
 
 def _terms(e: ast.Expression, op: str) -> list[ast.Expression]:

@@ -119,7 +119,7 @@ except ImportError:  # pragma: no cover - numpy < 2
     from numpy.core.umath import clip as _clip  # type: ignore[no-redef]
 
 _ndarray = np.ndarray
-_add, _subtract = np.add, np.subtract
+_add, _subtract, _not_equal = np.add, np.subtract, np.not_equal
 
 # The clamp bounds as 0-d int64 arrays: numpy scalars (or Python ints) as ufunc operands take a slower
 # type-resolution path than 0-d arrays (about 0.5 us per call here).
@@ -152,6 +152,18 @@ def sat_add(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
     lo, hi = _LIMITS[width, signed]
     _clip(r, lo, hi, r)
     return r.astype(dtype)
+
+
+def sat_add_ovf(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """`a |+| b` and, per lane, whether it saturated, i.e. whether the clamped sum differs from the exact one. That
+    is what the aggregation idiom `if ((bit<W>)sat != a + b) { flag = 1; }` tests: the wrapping sum mod 2^W equals
+    the clamped one exactly when nothing was clamped (a clamped sum is off by less than 2^W and by more than 0).
+    The vectoriser fuses the two statements into this call (`vector.fuse_saturation_flags`): the compare reuses
+    the int64 sum instead of a second add, a view and a compare of its own."""
+    r = _wide(a, b, _add)
+    lo, hi = _LIMITS[width, signed]
+    s = _clip(r, lo, hi)
+    return s.astype(dtype), _not_equal(r, s)
 
 
 def sat_sub(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
