@@ -145,6 +145,8 @@ class SlotWindow:
         self.rank = rank
         self.rtt = rtt
         self.congestion = congestion
+        if congestion is not None:
+            congestion.restart()  # this window's stamps start from 1 again
         self.fast_recovery = fast_recovery
         # Insertion order is send order: a resend moves its chunk to the end, so the oldest send comes first.
         self._slots: dict[int, _Outstanding] = {}

@@ -5,9 +5,9 @@
 
 The worker owns reliability and flow control (docs/protocol.md): it sends chunks in order into the job's pool of
 slots, a slot's next chunk only when that slot's RESULT came back (`SlotWindow`), and no more in flight than its
-congestion window (`CongestionWindow`: AIMD on losses and on round trips above twice the smallest); it resends a
-chunk as soon as a RESULT for a chunk sent after it shows it lost (RACK), on timeout as the last resort, and
-accepts a RESULT only if it answers an outstanding chunk (job, step, slot, version and seq all match) and its
+congestion window (`CongestionWindow`: AIMD, halved on a timeout or on more losses than random loss explains); it
+resends a chunk as soon as a RESULT for a chunk sent after it shows it lost (RACK), on timeout as the last resort,
+and accepts a RESULT only if it answers an outstanding chunk (job, step, slot, version and seq all match) and its
 linear checksum holds; a failed checksum triggers an immediate retransmission and is counted. Floats travel as
 block floating point (`quantize`): the shared exponent comes from the caller, from the previous result of the same
 tensor (no extra round trip), or from a one-packet agreement round; a saturated sum (OVERFLOW) makes every worker
@@ -64,6 +64,7 @@ class WorkerStats:
     loss_decreases: int = 0
     delay_decreases: int = 0
     timeout_resets: int = 0
+    tolerated_losses: int = 0  # losses the congestion window did not halve for: within its random-loss tolerance
 
     def as_dict(self) -> dict[str, float]:
         return dict(asdict(self))
@@ -324,6 +325,7 @@ class Worker:
                 self.stats.window = round(self.congestion.window, 2)
                 self.stats.loss_decreases, self.stats.delay_decreases = cs.loss_decreases, cs.delay_decreases
                 self.stats.timeout_resets = cs.timeout_resets
+                self.stats.tolerated_losses = cs.tolerated_losses
             self.transport.flush()
         self._rows = results.rows  # reused by the next exchange of this shape: its units are consumed by then
         return _Exchange(results.rows.reshape(-1), results.overflow)

@@ -138,7 +138,7 @@ def test_the_congestion_window_limits_chunks_in_flight_and_grows_with_results() 
 
 
 def test_aimd_slow_start_additive_increase_and_one_halving_per_loss_episode() -> None:
-    cw = CongestionWindow(64, initial=4, delay_gain=None)
+    cw = CongestionWindow(64, initial=4, delay_gain=None, loss_tolerance=None)  # TCP's rule: every episode halves
     for stamp in range(1, 5):
         cw.on_result(stamp, 0.01, 10)
     assert cw.window == 8  # slow start: +1 per RESULT
@@ -155,6 +155,50 @@ def test_aimd_slow_start_additive_increase_and_one_halving_per_loss_episode() ->
     assert not cw.on_loss(stamp=30, next_stamp=32)  # sent before the timeout's decrease
     assert cw.on_loss(stamp=31, next_stamp=33)
     assert cw.window == 1  # never below the minimum
+
+
+def test_losses_within_the_tolerance_keep_the_window_and_a_run_of_them_halves_it() -> None:
+    cw = CongestionWindow(64, initial=16, loss_tolerance=0.25)
+    cw.on_result(1, 0.01, 20)  # slow start: 17; the round trip ends when a chunk sent from stamp 20 is answered
+    assert cw.window == 17
+    for stamp in range(2, 6):  # four losses in this round trip: 4 <= 0.25 x 17, random loss
+        assert not cw.on_loss(stamp=stamp, next_stamp=20)
+    assert cw.window == 17 and cw.stats.tolerated_losses == 4 and cw.stats.loss_decreases == 0
+    assert cw.on_loss(stamp=6, next_stamp=20)  # the fifth: more than random loss explains, a queue overflowed
+    assert cw.window == 8.5 == cw.ssthresh and cw.stats.loss_decreases == 1
+    assert not cw.on_loss(stamp=7, next_stamp=21)  # over the tolerance, but sent before the decrease: same episode
+    assert cw.window == 8.5
+    cw.on_result(20, 0.01, 40)  # a chunk sent after the round began: a new round trip, its count starts again
+    assert cw.window == pytest.approx(8.5 + 1 / 8.5)
+    assert not cw.on_loss(stamp=30, next_stamp=40)  # 1 <= 0.25 x 8.6
+    assert cw.stats.tolerated_losses == 5
+
+
+def test_random_loss_of_every_ninth_chunk_lets_the_window_reach_the_pool_only_with_the_tolerance() -> None:
+    """11% of the chunks of every round trip lost (1% on each of the 12 links a round of 4 workers crosses):
+    AIMD halving on each episode stays near 1.2/sqrt(0.11) ~ 4 chunks (here at its floor of 8); with the
+    tolerance the window grows to the pool. Round trips are simulated as windows of chunks sent and answered."""
+    def run(tolerance: float | None) -> float:
+        cw = CongestionWindow(64, initial=8, min_window=8, loss_tolerance=tolerance)
+        stamp = 0
+        for _round in range(200):
+            first, n = stamp + 1, cw.allowed
+            stamp += n  # this round's chunks, sent back to back
+            for k in range(first, first + n):
+                if k % 9 == 0:
+                    cw.on_loss(k, stamp + 1)
+                else:
+                    cw.on_result(k, 0.01, stamp + 1)
+        return cw.window
+    assert run(0.25) == 64
+    assert run(None) < 12
+
+
+def test_restart_forgets_the_previous_exchanges_stamps() -> None:
+    cw = CongestionWindow(64, initial=32, loss_tolerance=None)
+    assert cw.on_loss(stamp=100, next_stamp=200) and cw.window == 16
+    cw.restart()  # the next exchange's stamps start from 1: its first loss is a new episode
+    assert cw.on_loss(stamp=3, next_stamp=5) and cw.window == 8
 
 
 def test_round_trips_above_twice_the_smallest_shrink_the_window_once_per_round_trip() -> None:
