@@ -35,6 +35,23 @@ from p4switch.frontend.types import (
 _STRUCT_CODES = {8: "B", 16: "H", 32: "I", 64: "Q"}
 
 
+def _struct_chunks(fields: list[tuple[str, int, bool]]) -> list[list[tuple[str, int, bool]]] | None:
+    """The header's fields cut, in wire order, into consecutive groups of 8, 16, 32 or 64 bits (a group closes
+    as soon as it reaches one of those widths), or None when they do not cut so (Ethernet's 48-bit addresses)."""
+    chunks: list[list[tuple[str, int, bool]]] = []
+    current: list[tuple[str, int, bool]] = []
+    width = 0
+    for field in fields:
+        current.append(field)
+        width += field[1]
+        if width in _STRUCT_CODES:
+            chunks.append(current)
+            current, width = [], 0
+        elif width > 64:
+            return None
+    return chunks if not current else None
+
+
 class LayoutError(Exception):
     """A type this target cannot lay out (the compiler reports it as a diagnostic)."""
 
@@ -267,10 +284,28 @@ class LayoutBuilder:
             out += ["    o._v = True", "", ""]
             return out
         fmt = self._struct_format(fields)
+        chunks = None if fmt is not None else _struct_chunks(fields)
         if fmt is not None:
             out.insert(0, f"_S_{name} = _struct.Struct({fmt!r})")
             targets = ", ".join(f"o.{f}" for f, _, _ in fields)
             out.append(f"    {targets}, = _S_{name}.unpack_from(d, p)")
+        elif chunks is not None:
+            # byte-aligned 8/16/32/64-bit groups of sub-byte fields (IPv4's version+ihl, flags+frag): one
+            # `unpack_from`, then the groups split with shifts (cheaper than one big int shifted per field)
+            fmt = ">" + "".join(_STRUCT_CODES[sum(w for _, w, _ in c)] for c in chunks)
+            out.insert(0, f"_S_{name} = _struct.Struct({fmt!r})")
+            names = [f"o.{c[0][0]}" if len(c) == 1 else f"_c{i}" for i, c in enumerate(chunks)]
+            out.append(f"    {', '.join(names)}, = _S_{name}.unpack_from(d, p)")
+            for i, c in enumerate(chunks):
+                if len(c) == 1:
+                    continue
+                shift = sum(w for _, w, _ in c)
+                for j, (f, w, is_bool) in enumerate(c):
+                    shift -= w
+                    expr = f"_c{i}" if shift == 0 else f"(_c{i} >> {shift})"
+                    if j:
+                        expr = f"({expr} & {hex((1 << w) - 1)})"
+                    out.append(f"    o.{f} = {f'bool({expr})' if is_bool else expr}")
         else:
             out.append(f"    v = _ifb(d[p:p + {nbytes}], 'big')")
             shift = total
@@ -295,8 +330,20 @@ class LayoutBuilder:
         if not fields:
             return [*out, "    return b''", "", ""]
         fmt = self._struct_format(fields)
+        chunks = None if fmt is not None else _struct_chunks(fields)
         if fmt is not None:
             out.append(f"    return _S_{name}.pack(" + ", ".join(f"o.{f}" for f, _, _ in fields) + ")")
+        elif chunks is not None:
+            values = []
+            for c in chunks:
+                shift = sum(w for _, w, _ in c)
+                terms = []
+                for f, w, is_bool in c:
+                    shift -= w
+                    val = f"int(o.{f})" if is_bool else f"o.{f}"
+                    terms.append(val if shift == 0 else f"({val} << {shift})")
+                values.append(terms[0] if len(terms) == 1 else f"({' | '.join(terms)})")
+            out.append(f"    return _S_{name}.pack({', '.join(values)})")
         else:
             parts = []
             shift = total

@@ -344,3 +344,56 @@ def test_sat_add_ovf_is_the_clamped_sum_and_the_wrapping_compare() -> None:
         wrapped = (a.view(ut) + b.view(ut)).astype(ut)
         assert got.dtype == np.dtype(dt) and got.tolist() == want
         assert mask.tolist() == (got.view(ut) != wrapped).tolist() and mask.any() and not mask.all()
+
+
+# ------------------------------------------------------------------ headers of sub-byte fields: one struct call
+CHUNKS = vs.PRELUDE + """
+header ip_t { bit<4> version; bit<4> ihl; bit<8> tos; bit<16> len; bit<3> flags; bit<13> frag; bool b;
+              bit<7> seven; bit<32> addr; bit<2> x2; bit<30> x30; bit<64> wide; }
+header mac_t { bit<48> dst; bit<48> src; bit<4> nib; bit<12> rest; }
+struct headers_t { ip_t ip; mac_t mac; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.ip); pkt.extract(h.mac); transition accept; } }
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        h.ip.ihl = h.ip.ihl + 1; h.ip.frag = h.ip.frag ^ 0x1001; h.ip.b = !h.ip.b; h.ip.x30 = h.ip.x30 + 3;
+        h.mac.nib = h.mac.nib + 2; sm.egress_spec = 1;
+    }
+}
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.ip); pkt.emit(h.mac); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+IP_WIDTHS = (4, 4, 8, 16, 3, 13, 1, 7, 32, 2, 30, 64)
+
+
+def _pack_bits(values: list[int], widths: tuple[int, ...]) -> bytes:
+    acc = 0
+    for v, w in zip(values, widths, strict=True):
+        acc = (acc << w) | v
+    return acc.to_bytes(sum(widths) // 8, "big")
+
+
+def test_sub_byte_fields_in_one_struct_call_keep_the_wire_layout() -> None:
+    compiled = compile_text(CHUNKS, "struct_chunks")
+    source = compiled.python_source
+    # ip_t is cut into 8/16/32/64-bit groups (one Struct); mac_t's two 48-bit fields cannot be: the big int stays
+    assert "_S_T_ip_t = _struct.Struct('>BBHHBIIQ')" in source, source[:3000]
+    assert "_S_T_mac_t" not in source
+    harness = vs.Harness(compiled)
+    rng = random.Random(2)
+    for _ in range(300):
+        ip = [rng.getrandbits(w) for w in IP_WIDTHS]
+        mac = [rng.getrandbits(48), rng.getrandbits(48), rng.getrandbits(4), rng.getrandbits(12)]
+        out, port, ctx = harness.run(_pack_bits(ip, IP_WIDTHS) + _pack_bits(mac, (48, 48, 4, 12)) + b"tail")
+        assert port == 1 and ctx.h.ip.version == ip[0] and ctx.h.ip.b == (not ip[6])
+        want_ip = list(ip)
+        want_ip[1] = (ip[1] + 1) % 16
+        want_ip[5] = ip[5] ^ 0x1001
+        want_ip[6] = 1 - ip[6]
+        want_ip[10] = (ip[10] + 3) % (1 << 30)
+        want_mac = [mac[0], mac[1], (mac[2] + 2) % 16, mac[3]]
+        assert out == _pack_bits(want_ip, IP_WIDTHS) + _pack_bits(want_mac, (48, 48, 4, 12)) + b"tail"
