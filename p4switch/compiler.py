@@ -21,7 +21,7 @@ from typing import Any
 
 from p4.config.v1 import p4info_pb2
 
-from p4switch.bmv2limits import check_bmv2_limits
+from p4switch.bmv2limits import check_before_elaboration, check_before_typecheck, check_bmv2_limits
 from p4switch.codegen import CodegenError, generate_module
 from p4switch.codegen.audit import GeneratedCodeError, audit_generated
 from p4switch.exceptions import CompileError, Diagnostic, SourceLocation
@@ -168,7 +168,11 @@ def compile_ast(program: ast.Program, name: str, sources: SourceManager, *,
 
 
 def _compile_ast(program: ast.Program, name: str, sources: SourceManager, *, p4c_checks: bool) -> CompiledProgram:
+    if p4c_checks:  # p4c's front-end errors that come before its type checker's and elaboration's
+        check_before_typecheck(program, line_of=sources.line_text)
     typed = check_program(program, line_of=sources.line_text)
+    if p4c_checks:
+        check_before_elaboration(typed, line_of=sources.line_text)
     pipeline = elaborate(typed, line_of=sources.line_text)
     if p4c_checks:
         check_bmv2_limits(pipeline, line_of=sources.line_text)  # what p4c-bm2-ss rejects, rejected here too

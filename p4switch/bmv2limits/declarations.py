@@ -9,8 +9,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from p4switch.frontend import ast
-from p4switch.frontend.elaborate import V1MODEL_ROLES, Pipeline
+from p4switch.frontend.elaborate import V1MODEL_ROLES, V1SWITCH_PARAMS, Pipeline, by_position
 from p4switch.frontend.source import SYSTEM_INCLUDE_DIR
+from p4switch.frontend.typecheck import TypedProgram
 from p4switch.frontend.types import (
     BitsT,
     BoolT,
@@ -29,11 +30,11 @@ from .index import CodeIndex
 from .report import Reporter
 
 
-def check_declarations(pipeline: Pipeline, index: CodeIndex, report: Reporter) -> None:
-    check_block_directions(pipeline, report)
+def check_declarations(pipeline: Pipeline, index: CodeIndex, report: Reporter, *,
+                       known_externs: set[int] | None = None) -> None:
     check_headers_param(pipeline, report)
     check_header_widths(pipeline, report)
-    check_extern_functions(index, report)
+    check_extern_functions(index, report, known_externs)
     check_action_params(pipeline, report)
 
 
@@ -124,10 +125,11 @@ def _all_headers(t: StructT) -> bool:
     return True
 
 
-def check_extern_functions(index: CodeIndex, report: Reporter) -> None:
+def check_extern_functions(index: CodeIndex, report: Reporter, known: set[int] | None = None) -> None:
     """An extern function declared outside core.p4/v1model.p4 and called by the pipeline (p4c drops uncalled
-    ones before the back end)."""
-    reported: set[int] = set()
+    ones before the back end). `known`: ids of declarations already reported otherwise (v1model's hash and checksum
+    functions declared by the program, which p4c's back end knows by name: hashalgo.py)."""
+    reported: set[int] = set(known or ())
     for root in index.all_roots():
         for n in index.nodes(root):
             info = index.typed.calls.get(n) if isinstance(n, ast.Call) else None
@@ -153,24 +155,49 @@ def is_system_file(path: str) -> bool:
         return False
 
 
-def check_block_directions(pipeline: Pipeline, report: Reporter) -> None:
+def check_block_directions(typed: TypedProgram, report: Reporter) -> None:
     """Each V1Switch argument's parameters must have the directions of v1model's block type (p4c reports the
-    first mismatch of a block as "Cannot unify ...")."""
-    typed = pipeline.typed
+    first mismatch of a block as "Cannot unify ..."). A type error of p4c's front end: checked on the typed program,
+    before elaboration, so that it comes before any back-end error (testdata/p4_16_bmv_errors/issue679-bmv2.p4)."""
     package = next((d for d in typed.program.declarations if isinstance(d, ast.PackageType) and d.name == "V1Switch"),
                    None)
     if package is None:
         return
     block_types = {d.name: d for d in typed.program.declarations if isinstance(d, (ast.ParserType, ast.ControlType))}
+    blocks = top_blocks(typed)
     for role, pparam in zip(V1MODEL_ROLES, package.params, strict=False):
-        block = pipeline.blocks.get(role)
+        block = blocks.get(role)
         expected_type = block_types.get(pparam.type.name) if isinstance(pparam.type, ast.NamedType) else None
         if block is None or expected_type is None:
             continue
-        for actual, expected in zip(block.decl.params, expected_type.params, strict=False):
+        for actual, expected in zip(block.params, expected_type.params, strict=False):
             if (actual.direction or "") != (expected.direction or ""):
                 report.error_at_name(actual.loc, actual.name,
                                      f"Cannot unify '{actual.direction or ''}' parameter '{actual.name}' with "
                                      f"'{expected.direction or ''}' parameter '{expected.name}' because they have "
                                      f"different directions")
                 break
+
+
+def top_blocks(typed: TypedProgram) -> dict[str, ast.ParserDeclaration | ast.ControlDeclaration]:
+    """The parser or control declaration behind each V1Switch argument of `main` (`P()` or a named instance), by
+    role, resolved as elaboration resolves them; roles it cannot resolve are left out (elaboration reports them)."""
+    main = next((d for d in typed.program.declarations if isinstance(d, ast.Instantiation) and d.name == "main"),
+                None)
+    if main is None:
+        return {}
+    by_name = {d.name: d for d in typed.program.declarations
+               if isinstance(d, (ast.ParserDeclaration, ast.ControlDeclaration))}
+    out: dict[str, ast.ParserDeclaration | ast.ControlDeclaration] = {}
+    for role, value in zip(V1MODEL_ROLES, by_position(V1SWITCH_PARAMS, main.args), strict=True):
+        name = ""
+        if isinstance(value, ast.Call) and isinstance(value.target, ast.Name):
+            name = value.target.name
+        elif isinstance(value, ast.Name):
+            inst = typed.globals.lookup_value(value.name)
+            node = getattr(inst, "node", None)
+            if isinstance(node, ast.Instantiation) and isinstance(node.type, ast.NamedType):
+                name = node.type.name
+        if name in by_name:
+            out[role] = by_name[name]
+    return out

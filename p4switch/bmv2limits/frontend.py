@@ -16,7 +16,6 @@ from .report import Reporter, start_of
 
 
 def check_frontend_gaps(pipeline: Pipeline, index: CodeIndex, report: Reporter) -> None:
-    check_redeclarations(pipeline, report)
     for root in index.all_roots():
         for n in index.nodes(root):
             if isinstance(n, ast.Call):
@@ -68,11 +67,14 @@ def _check_keyless_entries(table: ast.TableDeclaration, report: Reporter) -> Non
         report.error_at_name(table.loc, table.name, f"Entries cannot be specified for a table with no key {table.name}")
 
 
-def check_redeclarations(pipeline: Pipeline, report: Reporter) -> None:
+def check_redeclarations(program: ast.Program, report: Reporter) -> None:
     """testdata/p4_16_bmv_errors/issue383-err-bmv2.p4: a program's top-level declaration named like a core.p4 or
-    v1model.p4 declaration of another kind (an extern function may only be overloaded by extern functions)."""
+    v1model.p4 declaration of another kind (an extern function may only be overloaded by extern functions). p4c
+    finds it while resolving names, before type checking: run on the parsed program, so that it comes before a
+    type error the clash causes (`V1Switch(p(), verify_checksum(), ...)` calling the extern function:
+    emit-struct-bmv2.p4, issue1653-*-bmv2.p4, issue363-err-bmv2.p4)."""
     system: dict[str, ast.Node] = {}
-    declarations = pipeline.typed.program.declarations
+    declarations = program.declarations
     for d in declarations:
         name = getattr(d, "name", None)
         if isinstance(name, str) and is_system_file(d.loc.file):

@@ -4,8 +4,10 @@ locals of parsers and controls."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
+from p4switch.exceptions import SourceLocation
 from p4switch.frontend import ast
 from p4switch.frontend.scope import Scope, Var
 from p4switch.frontend.typecheck.helpers import arity_ok
@@ -103,6 +105,16 @@ class DeclarationChecker(StatementChecker):
         else:
             self.type_decl(scope, decl)
 
+    def instance_name_loc(self, decl: ast.Instantiation) -> SourceLocation:
+        """Where an instance's name is spelled (`T(args) name;`) on its declaration's line, else the declaration."""
+        line = self.line_of(decl.loc) if self.line_of is not None else None
+        if line:
+            hits = [m.start() for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(decl.name)}\s*[;={{]", line)
+                    if m.start() >= decl.loc.column - 1]
+            if hits:
+                return SourceLocation(decl.loc.file, decl.loc.line, hits[0] + 1)
+        return decl.loc
+
     def instantiation(self, scope: Scope, decl: ast.Instantiation) -> None:
         t = self.resolve_type(scope, decl.type)
         var = Var(decl.name, t, "instance", node=decl, owner=scope.owner)
@@ -111,7 +123,8 @@ class DeclarationChecker(StatementChecker):
             sub = dict(zip(t.decl.type_params, t.args, strict=False)) if t.decl is not None else {}
             matching = [c for c in ctors if arity_ok(c.params, decl.args)]
             if not matching:
-                raise self.fail(decl.loc, f"{decl.name}: no constructor of {t.name} takes {len(decl.args)} arguments")
+                # p4c's wording and place: the instance's name (testdata/p4_16_bmv_errors/packet_in-bmv2.p4)
+                raise self.fail(self.instance_name_loc(decl), f"{decl.name}: type {t.name} has no matching constructor")
             ctor = matching[0]
             info = self.bind_args(scope, decl.loc, decl.name, ctor.params, decl.args, sub)
             var.value = info
