@@ -12,6 +12,10 @@ The P4Info set is drawn the same way from those names and the P4Info outputs `fe
 (`p4info_listed`): the first `--count` v1model programs, in the seeded order, that have a P4Info output. Unusable or unfetched data
 counts in neither numerator nor denominator, and is listed. Each failure is classified by its first error.
 
+Where the folder also holds p4c's `p4_16_bmv_errors/` (and `_outputs/`), the JSON gets an `errors` category too:
+p4c's BMv2 back-end error tests, measured by `bench/p4c_errors.py` (rejected, same first error location, same
+wording).
+
     python -m bench.p4c_samples /tmp/p4c-testdata --out p4c_samples.json [--seed 16] [--count 50]
 """
 
@@ -29,6 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import p4c_errors
 from bench._p4c_stf import StfError, compare_outputs, parse_stf, run_stf
 
 DEFAULT_DATA = Path(os.environ.get("P4C_TESTDATA", "/tmp/p4c-testdata"))
@@ -282,6 +287,7 @@ def measure(root: Path, *, seed: int = 16, count: int = 50) -> dict[str, Any]:
     for name in p4info_set:
         infos[name] = excluded(name, ("p4info", "p4")) or p4info_verdict(data, name, *compile_once(name))
     packet_part, p4info_part = summarise(packets), summarise(infos)
+    errors = p4c_errors.measure(root) if (root / p4c_errors.FOLDER).is_dir() else None
     return {
         "what": "p4c v1model samples on the embedded target (issue 16): .stf packet tests and P4Info files",
         "summary": {f"{key}_{field}": part[field] for key, part in (("stf", packet_part), ("p4info", p4info_part))
@@ -291,6 +297,7 @@ def measure(root: Path, *, seed: int = 16, count: int = 50) -> dict[str, Any]:
         "order": order, "p4info_order": p4info_order, "skipped": skipped,
         "packet_tests": {"sample": packet_set, **packet_part},
         "p4info": {"sample": p4info_set, **p4info_part},
+        **({"errors": errors} if errors is not None else {}),
     }
 
 
@@ -319,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key}: {part['passed']}/{part['usable']} passed ({part['ratio']}; {part['strict_ratio']} counting "
               f"{part['stale_programs']} stale programs as failures); excluded {len(part['excluded'])}; "
               f"failures {part['failure_classes']}")
+    if "errors" in result:
+        print(p4c_errors.describe(result["errors"]))
     return 0
 
 

@@ -166,3 +166,87 @@ def test_table_commands_on_the_switch() -> None:
     assert run.outputs[0] == [b"\x01\x22", b"\x05\x11", b"\x15\x00", b"\x15\x33"]
     bad = run_stf(compiled, parse_stf("add t h.h.k:7 set(val:1)\n"))
     assert bad.command_error == "line 1: Decimal value 7 not supported for ternary key"
+
+
+# bench/p4c_errors: p4c's stderr format (`file(line): [--Werror=kind] error: message`, the quoted preprocessed line
+# with blanks collapsed, a caret line; a V1Switch type error's "---- Actual error:" part indented by two).
+
+ERR_STDERR = """prog.p4(3): [--Wwarn=unused] warning: 'x' is unused
+const bit<8> x = 1;
+             ^
+prog.p4(7): [--Werror=invalid] error: t: something is wrong
+    table t {
+          ^
+[--Werror=overlimit] error: 1 errors encountered, aborting compilation
+"""
+
+ERR_NESTED = """v1model.p4(751): [--Werror=type-error] error: 'package V1Switch'
+package V1Switch<H, M>(Parser<H, M> p,
+        ^^^^^^^^
+  ---- Actual error:
+/some/dir/prog.p4(5): Cannot unify 'in' parameter 'h' with 'inout' parameter 'hdr' because they differ
+  control c(in H h, inout M m) { apply {} }
+                 ^
+v1model.p4(725)
+  control VerifyChecksum<H, M>(inout H hdr,
+                                       ^^^
+"""
+
+
+def test_errors_first_error_skips_warnings_and_the_trailer() -> None:
+    from bench.p4c_errors import first_error
+
+    err = first_error(ERR_STDERR)
+    assert err is not None and err.place is not None
+    assert (err.place.file, err.place.line, err.place.caret, err.message) == ("prog.p4", 7, 11, "t: something is wrong")
+    assert first_error("prog.p4(1): [--Wwarn=x] warning: w\n[--Werror=overlimit] error: 2 errors encountered, "
+                       "aborting compilation\n") is None
+
+
+def test_errors_actual_error_part_and_path_normalised() -> None:
+    from bench.p4c_errors import first_error
+
+    err = first_error(ERR_NESTED)
+    assert err is not None and err.place is not None
+    assert (err.place.file, err.place.line, err.place.caret) == ("prog.p4", 5, 18)
+    assert err.message == "Cannot unify 'in' parameter 'h' with 'inout' parameter 'hdr' because they differ"
+
+
+def test_errors_caret_mapped_through_collapsed_blanks() -> None:
+    """p4c quotes `a  b   c` as `a b c`; its caret under `c` (column 5) is column 8 of the source line; the
+    nested quote's two-space indent does not count either."""
+    from bench.p4c_errors import source_column
+
+    assert source_column("a b c", 5, "a  b   c") == 8
+    assert source_column("  control c(in H h", 18, "control c(in   H h") == 18
+    assert source_column("\ttable t {", 8, "    table t {") == 11
+
+
+def test_errors_stale_output_relocated_or_not_compared() -> None:
+    from bench.p4c_errors import first_error, judge
+
+    """A program whose line 7 is the line p4c quotes is current; one more line above it and the quote is found at
+    line 8 (relocated); without the quoted line nothing is compared."""
+    program = "// a header\n\n" + "\n".join(f"// {i}" for i in range(4)) + "\n    table t {\n"
+    assert program.splitlines()[6] == "    table t {"
+    assert first_error(ERR_STDERR) is not None
+
+    class Diag:
+        def __init__(self, line: int, column: int, message: str) -> None:
+            from p4switch.exceptions import SourceLocation
+            self.location = SourceLocation("/x/prog.p4", line, column)
+            self.message = message
+
+    same = judge("prog.p4", program, ERR_STDERR, [Diag(7, 11, "t: something is wrong")])
+    assert (same.same_location, same.same_message, same.stale) == (True, True, "")
+    shifted = "// one more line\n" + program
+    moved = judge("prog.p4", shifted, ERR_STDERR, [Diag(8, 11, "t: something is wrong")])
+    assert moved.relocated and moved.stale and moved.same_location and moved.same_message
+    gone = judge("prog.p4", program.replace("table t", "table u"), ERR_STDERR, [Diag(7, 11, "u: other")])
+    assert gone.stale and not gone.relocated and gone.same_location is None and gone.same_message is None
+    wrong = judge("prog.p4", program, ERR_STDERR, [Diag(7, 5, "t: something else")])
+    assert (wrong.same_location, wrong.same_message) == (False, False)
+    accepted = judge("prog.p4", program, ERR_STDERR, [])
+    assert (accepted.rejected, accepted.same_location, accepted.same_message) == (False, False, False)
+    unknown = judge("prog.p4", program, None, [Diag(7, 11, "t: something is wrong")])
+    assert unknown.rejected and unknown.same_location is None
