@@ -1,7 +1,9 @@
 """bench/p4c_samples and its .stf harness (bench/_p4c_stf): the rules of p4c's backends/bmv2/bmv2stf.py (expected
 packets as prefixes unless `$`, `*` nibbles, per-port counts, `expect PORT` alone, HexToByte's odd digit, ternary masks
 and lpm prefixes from the digits written, name suffixes, STF priorities where the larger wins) and the P4Info
-comparison and data checks. Expected values come from bmv2stf's documented behaviour and P4 semantics."""
+comparison and data checks; bench/p4c_errors' reading of p4c's stderr (first error, `Actual error` part, caret
+mapped through collapsed blanks, stale outputs). Expected values come from bmv2stf's documented behaviour, p4c's
+stderr format and P4 semantics."""
 
 from __future__ import annotations
 
