@@ -89,6 +89,22 @@ def test_int32_exact_under_loss_and_duplication_with_retransmissions() -> None:
     assert model.counters["answered_retx"] > 0  # a lost RESULT came back from the slot's stored copy
 
 
+def test_random_loss_is_resent_without_shrinking_the_window_for_each_loss() -> None:
+    """1% loss per packet each way: a few chunks of a round trip are lost, fewer than a quarter of the window, so
+    RACK resends them and the window keeps its size (docs/protocol.md, "Random loss is not congestion")."""
+    model = _model(loss=0.01, seed=5)
+    workers = _cluster(model)
+    rng = np.random.default_rng(1)
+    data = [rng.integers(-(2**20), 2**20, size=40_000, dtype=np.int32) for _ in range(N)]
+    exact = np.sum(data, axis=0, dtype=np.int64).astype(np.int32)
+    for _call in range(3):
+        for o in _run_all(workers, lambda w: w.allreduce(data[w.rank])):
+            assert np.array_equal(o, exact)
+    tolerated = sum(w.stats.tolerated_losses for w in workers)
+    assert model.counters["lost"] > 0 and tolerated > 0
+    assert tolerated > sum(w.stats.loss_decreases for w in workers)
+
+
 def test_repeated_calls_reuse_slots_and_predict_the_exponent() -> None:
     workers = _cluster(_model())
     rng = np.random.default_rng(5)
