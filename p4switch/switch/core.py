@@ -101,6 +101,8 @@ class Switch:
         # and sent in bursts, and the pipeline's in-flight changes are summed in `_batch_delta`, applied at the end
         self._in_batch = False
         self._batch_delta = 0
+        self._debug = False  # log.isEnabledFor(DEBUG), read once per batch rather than per packet
+        self._port_queues: dict[int, Callable[[bytes], None]] = {}  # port -> its burst queue, for `_transmit`
         self._capture: PortCapture | None = None
         self.links = ImpairedLinks(self._deliver, self._busy)
         self._threads: list[threading.Thread] = []
@@ -150,6 +152,7 @@ class Switch:
         log.info("port %d on %s: %s", port, ifname, p.describe())
         self._ports[port] = p
         self._port_list = tuple(self._ports.values())
+        self._port_queues = {n: q.queue for n, q in self._ports.items()}
         self._wake()
 
     def port_io_summary(self) -> str:
@@ -377,6 +380,7 @@ class Switch:
         """One unit of pipeline work, if there is any: a packet allowed to leave goes through egress, else the
         next input through ingress. Returns (did work, seconds until a queued packet may leave or None)."""
         with self._work_lock:
+            self._debug = log.isEnabledFor(logging.DEBUG)
             got, wake = self.tm.poll() if len(self.tm) else (None, None)
             if got is not None:
                 self._egress_one(*got)
@@ -392,44 +396,51 @@ class Switch:
             return True, 0.0
 
     def _run_batch(self, budget: int) -> tuple[int, float | None]:
-        """Up to `budget` units of pipeline work under one hold of the work lock (the worker's): `_run_one`'s order
-        (a packet allowed to leave first, then the next input), inlined. The frames the batch sends are queued per
-        port and leave in one burst per port at the end. Returns (units done, seconds until a queued packet may
-        leave or None)."""
+        """Up to `budget` units of pipeline work under one hold of the work lock and the traffic manager's lock
+        (the worker's): `_run_one`'s order (a packet allowed to leave first, then the next input), inlined, with
+        no per-packet lock or in-flight update (the batch's net change is applied once at the end). The frames
+        the batch sends are queued per port and leave in one burst per port at the end. Returns (units done,
+        seconds until a queued packet may leave or None)."""
         done = 0
         wake: float | None = None
-        tm, hi, lo, in_lock = self.tm, self._input_hi, self._input_lo, self._in_lock
+        tm, hi, lo = self.tm, self._input_hi, self._input_lo
+        poll, ingress, egress = tm.poll_locked, self._ingress, self._egress
         with self._work_lock:
+            self._debug = log.isEnabledFor(logging.DEBUG)
             self._in_batch = True
             self._batch_delta = 0
             try:
-                while done < budget:
-                    if tm._size:  # len(tm) without a method call
-                        got, wake = tm.poll()
-                        if got is not None:
-                            self._egress_one(*got)
-                            done += 1
-                            continue
-                    else:
-                        wake = None
-                    with in_lock:
+                with tm.lock:  # admin operations (rates, depths, pauses) wait for the batch's end
+                    while done < budget:
+                        if tm._size:  # len(tm) without a method call
+                            got, wake = poll()
+                            if got is not None:
+                                done += 1
+                                egress(*got)
+                                continue
+                        else:
+                            wake = None
+                        # no lock: only the work lock's holder pops, and producers (appending under `_in_lock`)
+                        # only see their capacity check made conservative by a concurrent pop
                         if hi:
                             pkt = hi.popleft()
                         elif lo:
                             pkt = lo.popleft()
                         else:
                             break
-                    self._ingress_one(pkt)
-                    done += 1
+                        done += 1
+                        ingress(pkt)
             finally:
                 self._in_batch = False
                 try:
                     for p in self._port_list:
                         p.flush()
                 finally:
-                    # applied last: until then the count is never below the truth (the batch's packets still count)
-                    if self._batch_delta:
-                        self._busy(self._batch_delta)
+                    # applied last: until then the count is never below the truth (the batch's packets still
+                    # count). Each pass ends one packet's stay; enqueues during the batch added theirs
+                    delta = self._batch_delta - done
+                    if delta:
+                        self._busy(delta)
         return done, wake
 
     def _read_ports(self) -> bool:
@@ -495,39 +506,44 @@ class Switch:
             finally:
                 self._sleeping = False
 
-    def _ingress_one(self, pkt: IngressPacket) -> None:
+    def _ingress(self, pkt: IngressPacket) -> None:
+        """One ingress pass; the caller accounts for the packet leaving the input buffer."""
+        pipeline = self._pipeline
+        if pipeline is None:
+            self.dropped_no_pipeline += 1
+            return
+        if self._debug:
+            log.debug("packet %d: ingress on port %d, %d bytes", pkt.packet_id, pkt.port, len(pkt.data))
         try:
-            pipeline = self._pipeline
-            if pipeline is None:
-                self.dropped_no_pipeline += 1
-            else:
-                if log.isEnabledFor(logging.DEBUG):
-                    log.debug("packet %d: ingress on port %d, %d bytes", pkt.packet_id, pkt.port, len(pkt.data))
-                self.engine.ingress(pipeline, pkt)
+            self.engine.ingress(pipeline, pkt)
         except Exception as exc:
             self.engine.counters.errors += 1
             log_packet_error("ingress", pkt.port, exc)
+
+    def _ingress_one(self, pkt: IngressPacket) -> None:
+        try:
+            self._ingress(pkt)
         finally:
-            if self._in_batch:
-                self._batch_delta -= 1
-            else:
-                self._busy(-1)
+            self._busy(-1)
 
     def _tm_enqueue(self, port: int, priority: int, item: QueuedPacket) -> bool:
         if port == DROP_PORT:
+            return False
+        if self._in_batch:  # the worker holds the traffic manager's lock for the batch
+            if self.tm.enqueue_locked(port, priority, item):
+                self._batch_delta += 1
+                return True
             return False
         if self.tm.enqueue(port, priority, item):
             # no wake-up needed: only the worker and wait_idle() run the pipeline, and wait_idle() kicks the
             # worker if it leaves queued work behind. Counted after the fact: the packet being ingressed still
             # counts until its own decrement, so the count never dips to zero in between
-            if self._in_batch:
-                self._batch_delta += 1
-            else:
-                self._busy(1)
+            self._busy(1)
             return True
         return False
 
-    def _egress_one(self, port: int, _prio: int, item: QueuedPacket, depth: int) -> None:
+    def _egress(self, port: int, _prio: int, item: QueuedPacket, depth: int) -> None:
+        """One egress pass; the caller accounts for the packet leaving the traffic manager."""
         try:
             if item.pipeline is not self._pipeline:
                 self.dropped_stale += 1
@@ -536,13 +552,21 @@ class Switch:
         except Exception as exc:
             self.engine.counters.errors += 1
             log_packet_error("egress", port, exc)
+
+    def _egress_one(self, port: int, prio: int, item: QueuedPacket, depth: int) -> None:
+        try:
+            self._egress(port, prio, item, depth)
         finally:
-            if self._in_batch:
-                self._batch_delta -= 1
-            else:
-                self._busy(-1)
+            self._busy(-1)
 
     def _transmit(self, port: int, frame: bytes) -> None:
+        # the per-packet case: the worker's batch (only it runs egress while `_in_batch`), a port with a burst
+        # queue, nothing that needs the frame on the way (capture, output callbacks, debug log, impairments)
+        if self._in_batch and self._capture is None and not self._outputs and not self._debug and not self.links.table:
+            queue = self._port_queues.get(port)
+            if queue is not None:
+                queue(frame)
+                return
         imp = self.links.table.get((port, "out"))
         if imp is None:
             self._emit(port, frame)
@@ -550,7 +574,7 @@ class Switch:
             self.links.submit(imp, port, "out", frame)
 
     def _emit(self, port: int, frame: bytes) -> None:
-        if log.isEnabledFor(logging.DEBUG):
+        if log.isEnabledFor(logging.DEBUG):  # also the delay-line thread's path: not the batch's cached flag
             log.debug("transmit on port %d, %d bytes", port, len(frame))
         capture = self._capture
         if capture is not None:

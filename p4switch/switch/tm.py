@@ -73,7 +73,10 @@ class TrafficManager:
         self._queues: dict[tuple[int, int], _Queue] = {}
         self._port_defaults: dict[int, dict[int, tuple[int | None, float | None]]] = {}
         self._nonempty: set[tuple[int, int]] = set()
-        self._lock = threading.Lock()
+        # reentrant: the switch worker holds it for a whole batch (`enqueue_locked`, `poll_locked`), during which
+        # an output callback may still reach a locking method (a PFC frame looped back into `pause`)
+        self._lock = threading.RLock()
+        self.lock = self._lock
         self._cond = threading.Condition(self._lock)
         self._closed = False
         self._size = 0
@@ -155,40 +158,48 @@ class TrafficManager:
         """Queue `item`; False when the queue is full (tail drop). Sets `item.enq_timestamp` (us) and
         `item.enq_qdepth` (packets already in the queue) when the item has them."""
         with self._lock:
-            if self._closed:
-                return False
-            q = self._queues.get((port, priority)) or self._queue(port, priority)
-            items = q.items
-            depth = len(items)
-            if depth >= q.capacity and not self.unbounded:
-                q.dropped += 1
-                return False
-            now = self._clock()
-            if q.delay and not self.unbounded:
-                departure = max(now, q.last_departure + q.delay)
-                q.last_departure = departure
-            else:
-                departure = now
-            if hasattr(item, "enq_qdepth"):
-                item.enq_qdepth = depth
-                item.enq_timestamp = self._clock_us()
-            items.append((departure, item))
-            q.enqueued += 1
-            self._size += 1
-            if depth == 0:
-                self._nonempty.add((port, priority))
-            if self._waiters:
-                self._cond.notify()
-            return True
+            return self.enqueue_locked(port, priority, item)
+
+    def enqueue_locked(self, port: int, priority: int, item: Any) -> bool:
+        """`enqueue` for a caller that already holds `lock` (the switch worker holds it for a whole batch)."""
+        if self._closed:
+            return False
+        q = self._queues.get((port, priority)) or self._queue(port, priority)
+        items = q.items
+        depth = len(items)
+        if depth >= q.capacity and not self.unbounded:
+            q.dropped += 1
+            return False
+        now = self._clock()
+        if q.delay and not self.unbounded:
+            departure = max(now, q.last_departure + q.delay)
+            q.last_departure = departure
+        else:
+            departure = now  # unshaped: no rate state; kept for ranking equal priorities across ports (FIFO)
+        if hasattr(item, "enq_qdepth"):
+            item.enq_qdepth = depth
+            item.enq_timestamp = self._clock_us()
+        items.append((departure, item))
+        q.enqueued += 1
+        self._size += 1
+        if depth == 0:
+            self._nonempty.add((port, priority))
+        if self._waiters:
+            self._cond.notify()
+        return True
 
     def poll(self) -> tuple[tuple[int, int, Any, int] | None, float | None]:
         """Non-blocking dequeue for a worker that also waits on other work: `(packet or None, seconds until the
         next packet may leave or None when every queue is empty)`."""
         with self._lock:
-            now = self._clock()
-            nonempty = self._nonempty
-            if len(nonempty) == 1:  # the usual case under load: one busy queue, nothing to rank (per packet)
-                (key,) = nonempty
+            return self.poll_locked()
+
+    def poll_locked(self) -> tuple[tuple[int, int, Any, int] | None, float | None]:
+        """`poll` for a caller that already holds `lock`."""
+        now = self._clock()
+        nonempty = self._nonempty
+        if len(nonempty) == 1:  # the usual case under load: one busy queue, nothing to rank (per packet)
+            for key in nonempty:
                 q = self._queues[key]
                 items = q.items
                 if items[0][0] <= now and q.paused_until <= now:
@@ -197,7 +208,7 @@ class TrafficManager:
                     if not items:
                         nonempty.discard(key)
                     return (key[0], key[1], item, len(items)), 0.0
-            return self._take(now)
+        return self._take(now)
 
     def _take(self, now: float) -> tuple[tuple[int, int, Any, int] | None, float | None]:
         best: tuple[int, int] | None = None
