@@ -75,7 +75,8 @@ class Switch:
         self._pipeline: Pipeline | None = None
         self._install_lock = threading.Lock()
         self.tm = TrafficManager(
-            priority_queues=priority_queues, default_depth=queue_depth, clock_us=self.now_us, on_change=self._kick
+            priority_queues=priority_queues, default_depth=queue_depth, clock=time.monotonic,
+            clock_ns=time.monotonic_ns, epoch_ns=self._start_ns, on_change=self._kick,
         )
         self.engine = V1Model(
             enqueue=self._tm_enqueue,

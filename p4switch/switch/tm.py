@@ -59,17 +59,32 @@ class TrafficManager:
         priority_queues: int = 1,
         default_depth: int = DEFAULT_QUEUE_DEPTH,
         unbounded: bool = False,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
         clock_us: Callable[[], int] | None = None,
+        clock_ns: Callable[[], int] | None = None,
+        epoch_ns: int = 0,
         on_change: Callable[[], None] | None = None,
     ) -> None:
+        """`clock` (seconds, never going back; `time.monotonic` by default) times departures and pauses;
+        `clock_us` stamps `enq_timestamp`. With `clock_ns` (a nanosecond reading of the same clock, e.g.
+        `time.monotonic_ns`) an enqueue reads the clock once for both: seconds `clock_ns() / 1e9`, timestamps
+        `(clock_ns() - epoch_ns) // 1000`; `clock` then defaults to `clock_ns() / 1e9`."""
         if priority_queues < 1 or priority_queues > 32:
             raise QueueConfigError(f"priority queues must be 1..32, not {priority_queues}")
         self.priority_queues = priority_queues
         self.unbounded = unbounded
         self._default_depth = default_depth
+        self._clock_ns = clock_ns
+        self._epoch_ns = epoch_ns
+        if clock is None:
+            clock = self._seconds_from_ns if clock_ns is not None else time.monotonic
+        if clock_us is None and clock_ns is not None:
+            clock_us = self._us_from_ns
+        seconds = clock
         self._clock = clock
-        self._clock_us = clock_us or (lambda: int(clock() * 1_000_000))
+        self._clock_us = clock_us or (lambda: int(seconds() * 1_000_000))
+        # the latest clock reading: a head that was due then is due now, so `poll` need not read the clock again
+        self._last_now = float("-inf")
         self._queues: dict[tuple[int, int], _Queue] = {}
         self._port_defaults: dict[int, dict[int, tuple[int | None, float | None]]] = {}
         self._nonempty: set[tuple[int, int]] = set()
@@ -84,6 +99,14 @@ class TrafficManager:
         self._on_change = on_change  # a worker waiting elsewhere must re-poll: a packet may leave earlier now
 
     # ------------------------------------------------------------------------------------------------- admin
+
+    def _seconds_from_ns(self) -> float:
+        assert self._clock_ns is not None
+        return self._clock_ns() * 1e-9
+
+    def _us_from_ns(self) -> int:
+        assert self._clock_ns is not None
+        return (self._clock_ns() - self._epoch_ns) // 1000
 
     def _queue(self, port: int, priority: int) -> _Queue:
         q = self._queues.get((port, priority))
@@ -170,7 +193,15 @@ class TrafficManager:
         if depth >= q.capacity and not self.unbounded:
             q.dropped += 1
             return False
-        now = self._clock()
+        clock_ns = self._clock_ns
+        if clock_ns is not None:  # one reading for the departure time and the timestamp
+            ns = clock_ns()
+            now = ns * 1e-9
+            stamp = (ns - self._epoch_ns) // 1000
+        else:
+            now = self._clock()
+            stamp = -1
+        self._last_now = now
         if q.delay and not self.unbounded:
             departure = max(now, q.last_departure + q.delay)
             q.last_departure = departure
@@ -178,7 +209,7 @@ class TrafficManager:
             departure = now  # unshaped: no rate state; kept for ranking equal priorities across ports (FIFO)
         if hasattr(item, "enq_qdepth"):
             item.enq_qdepth = depth
-            item.enq_timestamp = self._clock_us()
+            item.enq_timestamp = stamp if stamp >= 0 else self._clock_us()
         items.append((departure, item))
         q.enqueued += 1
         self._size += 1
@@ -196,18 +227,23 @@ class TrafficManager:
 
     def poll_locked(self) -> tuple[tuple[int, int, Any, int] | None, float | None]:
         """`poll` for a caller that already holds `lock`."""
-        now = self._clock()
         nonempty = self._nonempty
         if len(nonempty) == 1:  # the usual case under load: one busy queue, nothing to rank (per packet)
             for key in nonempty:
                 q = self._queues[key]
                 items = q.items
-                if items[0][0] <= now and q.paused_until <= now:
+                departure, paused_until = items[0][0], q.paused_until
+                last = self._last_now
+                if departure > last or paused_until > last:  # not known to be due: read the clock
+                    last = self._last_now = self._clock()
+                if departure <= last and paused_until <= last:
                     item = items.popleft()[1]
                     self._size -= 1
                     if not items:
                         nonempty.discard(key)
                     return (key[0], key[1], item, len(items)), 0.0
+                return self._take(last)
+        now = self._last_now = self._clock()
         return self._take(now)
 
     def _take(self, now: float) -> tuple[tuple[int, int, Any, int] | None, float | None]:

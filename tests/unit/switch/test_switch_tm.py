@@ -119,3 +119,63 @@ def test_close_wakes_a_blocked_dequeue() -> None:
     t.join(timeout=5)
     assert result == [None]
     assert not tm.enqueue(1, 0, Item("late"))
+
+
+class FakeNsClock:
+    def __init__(self) -> None:
+        self.ns = 7_000_000_000
+
+    def __call__(self) -> int:
+        return self.ns
+
+
+def test_poll_on_a_nanosecond_clock_spaces_departures_and_stamps_from_the_epoch() -> None:
+    clock = FakeNsClock()
+    tm = TrafficManager(clock_ns=clock, epoch_ns=2_000_000_000)
+    tm.set_queue_rate(1, 10)  # one packet per 100 ms
+    items = [Item(str(i)) for i in range(3)]
+    for it in items:
+        clock.ns += 1_500  # 1.5 us between enqueues
+        assert tm.enqueue(1, 0, it)
+    # (7 s + k * 1.5 us - 2 s) in whole microseconds
+    assert [it.enq_timestamp for it in items] == [5_000_001, 5_000_003, 5_000_004]
+    got, wake = tm.poll()
+    assert got is not None and got[2].name == "0" and got[3] == 2
+    got, wake = tm.poll()  # the next departure is 100 ms after the first one's
+    assert got is None and wake == pytest.approx(0.1 - 3e-6, abs=1e-9)
+    clock.ns += 50_000_000
+    assert tm.poll()[0] is None
+    clock.ns += 50_000_000
+    got, _ = tm.poll()
+    assert got is not None and got[2].name == "1"
+
+
+def test_poll_keeps_a_departure_fixed_at_enqueue_after_the_rate_is_lifted() -> None:
+    # BMv2 fixes a packet's send time when it is queued; lifting the rate does not release it earlier
+    clock = FakeClock()
+    tm = TrafficManager(clock=clock)
+    tm.set_queue_rate(1, 2)  # 500 ms apart
+    tm.enqueue(1, 0, Item("a"))
+    tm.enqueue(1, 0, Item("b"))
+    assert tm.poll()[0] is not None
+    tm.set_queue_rate(1, 0)
+    got, wake = tm.poll()
+    assert got is None and wake == pytest.approx(0.5)
+    clock.t += 0.5
+    got, _ = tm.poll()
+    assert got is not None and got[2].name == "b"
+
+
+def test_poll_honours_a_pause_that_starts_after_the_packet_was_queued() -> None:
+    clock = FakeClock()
+    tm = TrafficManager(clock=clock)
+    tm.enqueue(1, 0, Item("a"))
+    tm.enqueue(1, 0, Item("b"))
+    assert tm.poll()[0] is not None  # due: no pause yet
+    clock.t += 0.001
+    tm.pause(1, 0, 0.25)
+    got, wake = tm.poll()
+    assert got is None and wake == pytest.approx(0.25)
+    clock.t += 0.25
+    got, _ = tm.poll()
+    assert got is not None and got[2].name == "b"
