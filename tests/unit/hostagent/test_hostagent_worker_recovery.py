@@ -62,7 +62,8 @@ def test_losses_are_resent_by_later_results_and_the_sum_stays_exact() -> None:
     probes = sum(w.stats.probes for w in workers)
     assert sum(w.stats.retransmissions for w in workers) == fast + timer + probes
     assert model.counters["duplicate"] + model.counters["answered_retx"] > 0  # resends met contributions it had
-    assert all(w.stats.loss_decreases > 0 for w in workers)
+    # random loss (2% per packet: a few chunks of a round trip) is resent without halving for each loss
+    assert all(w.stats.tolerated_losses > w.stats.loss_decreases for w in workers)
     assert all(w.stats.window >= 8 for w in workers)  # the floor that keeps RACK working under random loss
 
 
