@@ -47,6 +47,16 @@ _PFC_TYPE = MAC_CONTROL_ETHERTYPE.to_bytes(2, "big")
 OutputCallback = Callable[[int, bytes], None]
 
 
+def _us_since(start_ns: int) -> Callable[[], int]:
+    """A clock of microseconds since `start_ns` (monotonic): a plain function with its names bound, read twice
+    per packet (ingress and egress timestamps), so no method binding or global lookup per reading."""
+
+    def now_us(_ns: Callable[[], int] = time.monotonic_ns, _start: int = start_ns) -> int:
+        return (_ns() - _start) // 1000
+
+    return now_us
+
+
 class Switch:
     """A v1model switch. Create, `install_pipeline`, `add_interface`/`inject`, `start()`, ..., `stop()`."""
 
@@ -72,6 +82,7 @@ class Switch:
         self.port_io = port_io  # AF_PACKET port I/O: "auto" (ring, else per packet), "ring" or "socket"
         self.packet_in_sink: Callable[[bytes], None] | None = None
         self._start_ns = time.monotonic_ns()
+        self._clock_us = _us_since(self._start_ns)  # what the engine and the pipeline's externs read
         self._pipeline: Pipeline | None = None
         self._install_lock = threading.Lock()
         self.tm = TrafficManager(
@@ -82,7 +93,7 @@ class Switch:
             enqueue=self._tm_enqueue,
             reinject=self._reinject,
             transmit=self._transmit,
-            clock_us=self.now_us,
+            clock_us=self._clock_us,
             priority_queues=priority_queues,
         )
         self._in_lock = threading.Lock()  # guards the two input deques
@@ -123,7 +134,7 @@ class Switch:
     def install_pipeline(self, p4info: p4info_pb2.P4Info, device_config: bytes) -> None:
         """Build the new pipeline completely, then swap it in. Raises `DeviceConfigError`; on error the old
         pipeline keeps running untouched."""
-        pipeline = build_pipeline(p4info, device_config, seed=self.seed, clock_us=self.now_us)
+        pipeline = build_pipeline(p4info, device_config, seed=self.seed, clock_us=self._clock_us)
         with self._install_lock:
             self._pipeline = pipeline
         log.info("pipeline %s installed on device %d", pipeline.name or "(unnamed)", self.device_id)
@@ -139,7 +150,7 @@ class Switch:
 
     def now_us(self) -> int:
         """Microseconds since the switch was created (BMv2's timestamp base)."""
-        return (time.monotonic_ns() - self._start_ns) // 1000
+        return self._clock_us()
 
     # ---------------------------------------------------------------------------------------------- ports
 
