@@ -1028,13 +1028,14 @@ def emit_reduction(g: BlockGen, st: ast.Statement) -> bool:
     m = _Matcher(g)
     own: list[tuple[Any, Any]] = []
     m.same(terms[0], terms[0], own, {})
-    if len(own) != 1 or not isinstance(own[0][0], ast.Member):
+    # each term reads header fields only (a field may occur more than once: p4src's magnitude term `v ^ (v >> 31)`)
+    if not own or not all(isinstance(node, ast.Member) for node, _ in own):
         return False
     lanes = [own]
     rest: list[ast.Expression] = []
     for term in terms[1:]:
         slots: list[tuple[Any, Any]] = []
-        if len(rest) == 0 and m.same(terms[0], term, slots, {}) and len(slots) == 1:
+        if len(rest) == 0 and m.same(terms[0], term, slots, {}) and len(slots) == len(own):
             lanes.append(slots)
         else:
             rest.append(term)

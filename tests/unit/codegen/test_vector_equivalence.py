@@ -137,6 +137,20 @@ def test_sums_written_as_one_expression() -> None:
     assert_same(vec, scalar, frames(200, seed=9))
 
 
+def test_reductions_whose_terms_read_fields_more_than_once() -> None:
+    """p4src/include/quantization.p4's block magnitude, one OR over `v ^ (v >>s 31)` (the lane's field twice), and
+    terms reading two runs (a wrapping dot product, a field of another header per lane): vectorised as well."""
+    locals_ = """
+    action sums() {
+        h.res.mag = """ + lanes("(h.vals.v{n} ^ (bit<32>)((int<32>)h.vals.v{n} >> 31)) |", L) + """ 0;
+        h.res.acc = """ + lanes("h.vals.v{n} * (bit<32>)h.n8.v{n} +", L) + """ 0;
+        h.res.acc16 = """ + lanes("((bit<32>)h.w16.v{n} |-| (bit<32>)h.s16.v{n}) +", L) + """ 32w1;
+    }"""
+    vec, scalar, log = build(locals_, "sums();")
+    assert vectorised(log) == 3, log
+    assert_same(vec, scalar, frames(300, seed=21))
+
+
 def test_quantization_shifts_saturation_widen_and_narrow() -> None:
     """quantization.p4's ALIGN (a shift that must shift back, clamped otherwise), NARROW (rounding |+| then an
     arithmetic shift by a run-time amount, clamped, into 8-bit fields) and WIDEN (sign extension)."""
