@@ -31,6 +31,8 @@ def test_check_tells_exact_from_within_bound() -> None:
     assert verdict == {"exact": False, "within_bound": True, "max_abs_error": 2.0, "error_bound": 2.0}
     assert check(off, expected, np.full(3, 1.5))["within_bound"] is False
     assert check(expected[:2], expected, None)["max_abs_error"] == float("inf")
+    assert check(expected.copy(), expected, np.full(3, 0.5)) == {"exact": True, "within_bound": True,
+                                                                  "max_abs_error": 0.0, "error_bound": 0.5}
 
 
 def test_narrow_bound_follows_the_exponent_the_worker_used() -> None:
