@@ -409,17 +409,16 @@ class Switch:
 
     def _run_batch(self, budget: int) -> tuple[int, float | None]:
         """Up to `budget` units of pipeline work under one hold of the work lock and the traffic manager's lock
-        (the worker's): `_run_one`'s order (a packet allowed to leave first, then the next input), inlined, with
-        no per-packet lock or in-flight update (the batch's net change is applied once at the end). The frames
+        (the worker's): `_run_one`'s order (a packet allowed to leave first, then the next input), with no
+        per-packet lock or in-flight update (the batch's net change is applied once at the end). The frames
         the batch sends are queued per port and leave in one burst per port at the end. Returns (units done,
         seconds until a queued packet may leave or None)."""
         done = 0
         wake: float | None = None
         tm, hi, lo = self.tm, self._input_hi, self._input_lo
-        engine = self.engine
-        poll, ingress, egress = tm.poll_locked, engine.ingress, engine.egress
+        poll, ingress, egress = tm.poll_locked, self._ingress, self._egress
         with self._work_lock:
-            debug = self._debug = log.isEnabledFor(logging.DEBUG)
+            self._debug = log.isEnabledFor(logging.DEBUG)
             self._in_batch = True
             self._batch_delta = 0
             try:
@@ -427,17 +426,9 @@ class Switch:
                     while done < budget:
                         if tm._size:  # len(tm) without a method call
                             got, wake = poll()
-                            if got is not None:  # `_egress`, inlined (a call less per packet)
+                            if got is not None:
                                 done += 1
-                                port, _, item, depth = got
-                                try:
-                                    if item.pipeline is not self._pipeline:
-                                        self.dropped_stale += 1
-                                    else:
-                                        egress(item, port, depth)
-                                except Exception as exc:
-                                    engine.counters.errors += 1
-                                    log_packet_error("egress", port, exc)
+                                egress(*got)
                                 continue
                         else:
                             wake = None
@@ -450,18 +441,7 @@ class Switch:
                         else:
                             break
                         done += 1
-                        pipeline = self._pipeline  # `_ingress`, inlined
-                        if pipeline is None:
-                            self.dropped_no_pipeline += 1
-                            continue
-                        if debug:
-                            log.debug("packet %d: ingress on port %d, %d bytes", pkt.packet_id, pkt.port,
-                                      len(pkt.data))
-                        try:
-                            ingress(pipeline, pkt)
-                        except Exception as exc:
-                            engine.counters.errors += 1
-                            log_packet_error("ingress", pkt.port, exc)
+                        ingress(pkt)
             finally:
                 self._in_batch = False
                 try:

@@ -122,17 +122,8 @@ class FileModeRunner:
         batch's list and loop when no input impairment applies."""
         if self._impair:
             self.process_batch([(port, frame, packet_id)])
-            return
-        self.clock.now += 1
-        try:
-            self.engine.ingress(self.pipeline, IngressPacket(port, frame, packet_id))
-        except Exception as exc:
-            self.engine.counters.errors += 1
-            log_packet_error("ingress", port, exc)
-        reinjected = self._reinjected
-        while reinjected:
-            self._safe_ingress(reinjected.popleft())
-        self._drain()
+        else:
+            self._run(IngressPacket(port, frame, packet_id))  # `_drain` runs the resubmissions first
 
     def process_batch(self, frames: list[tuple[int, bytes, int]]) -> None:
         """Frames `(port, frame, packet_id)` through ingress in order (each with its resubmissions), then drain
