@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from p4switch.frontend import ast
-from p4switch.frontend.elaborate import V1MODEL_ROLES, V1SWITCH_PARAMS, Pipeline, by_position
+from p4switch.frontend.elaborate import V1MODEL_ROLES, V1SWITCH_PARAMS, Pipeline, by_position, v1switch_block
 from p4switch.frontend.source import SYSTEM_INCLUDE_DIR
 from p4switch.frontend.typecheck import TypedProgram
 from p4switch.frontend.types import (
@@ -180,24 +180,15 @@ def check_block_directions(typed: TypedProgram, report: Reporter) -> None:
 
 
 def top_blocks(typed: TypedProgram) -> dict[str, ast.ParserDeclaration | ast.ControlDeclaration]:
-    """The parser or control declaration behind each V1Switch argument of `main` (`P()` or a named instance), by
-    role, resolved as elaboration resolves them; roles it cannot resolve are left out (elaboration reports them)."""
+    """The parser or control declaration behind each V1Switch argument of `main`, by role, resolved as elaboration
+    resolves them (`v1switch_block`); roles it cannot resolve are left out (elaboration reports them)."""
     main = next((d for d in typed.program.declarations if isinstance(d, ast.Instantiation) and d.name == "main"),
                 None)
     if main is None:
         return {}
-    by_name = {d.name: d for d in typed.program.declarations
-               if isinstance(d, (ast.ParserDeclaration, ast.ControlDeclaration))}
     out: dict[str, ast.ParserDeclaration | ast.ControlDeclaration] = {}
     for role, value in zip(V1MODEL_ROLES, by_position(V1SWITCH_PARAMS, main.args), strict=True):
-        name = ""
-        if isinstance(value, ast.Call) and isinstance(value.target, ast.Name):
-            name = value.target.name
-        elif isinstance(value, ast.Name):
-            inst = typed.globals.lookup_value(value.name)
-            node = getattr(inst, "node", None)
-            if isinstance(node, ast.Instantiation) and isinstance(node.type, ast.NamedType):
-                name = node.type.name
-        if name in by_name:
-            out[role] = by_name[name]
+        decl = v1switch_block(typed, value)[0] if value is not None else None
+        if decl is not None:
+            out[role] = decl
     return out

@@ -46,6 +46,30 @@ def by_position(names: tuple[str, ...], args: tuple[ast.Argument, ...]) -> list[
         elif arg.name in names:
             out[names.index(arg.name)] = arg.value
     return out
+
+
+def block_declaration(typed: TypedProgram, name: str) -> ast.ParserDeclaration | ast.ControlDeclaration | None:
+    """The top-level parser or control declaration named `name`, if any."""
+    return next((d for d in typed.program.declarations
+                 if isinstance(d, (ast.ParserDeclaration, ast.ControlDeclaration)) and d.name == name), None)
+
+
+def v1switch_block(typed: TypedProgram, value: ast.Expression
+                   ) -> tuple[ast.ParserDeclaration | ast.ControlDeclaration | None, str]:
+    """The parser or control declaration behind one V1Switch argument (`P()` or a named instance) and the
+    instance's name prefix; (None, "") when the argument is neither. Also used before elaboration (bmv2limits)."""
+    if isinstance(value, ast.Call) and isinstance(value.target, ast.Name):
+        decl = block_declaration(typed, value.target.name)
+        return decl, decl.name if decl is not None else ""
+    if isinstance(value, ast.Name):
+        inst = typed.globals.lookup_value(value.name)
+        if isinstance(inst, Var) and isinstance(inst.node, ast.Instantiation):
+            node = inst.node
+            decl = block_declaration(typed, node.type.name if isinstance(node.type, ast.NamedType) else "")
+            return decl, local_name(node) if decl is not None else ""
+    return None, ""
+
+
 _HIDDEN_ANNOTATIONS = {"name", "id", "brief", "description", "match", "pkginfo"}
 
 
@@ -162,28 +186,14 @@ class Elaborator:
         return self.pipeline
 
     def block_arg(self, value: ast.Expression) -> BlockInstance | None:
-        decl: Any = None
-        prefix = ""
-        if isinstance(value, ast.Call) and isinstance(value.target, ast.Name):
-            decl = self.find_global(value.target.name)
-            prefix = decl.name if decl is not None else ""
-        elif isinstance(value, ast.Name):
-            inst = self.typed.globals.lookup_value(value.name)
-            if isinstance(inst, Var) and isinstance(inst.node, ast.Instantiation):
-                node = inst.node
-                tname = node.type.name if isinstance(node.type, ast.NamedType) else ""
-                decl = self.find_global(tname)
-                prefix = local_name(node)
-        if not isinstance(decl, (ast.ParserDeclaration, ast.ControlDeclaration)):
+        decl, prefix = v1switch_block(self.typed, value)
+        if decl is None:
             self.error(value.loc, "V1Switch arguments must be parser or control instances")
             return None
         return self.instantiate(decl, prefix)
 
     def find_global(self, name: str) -> Any:
-        for d in self.typed.program.declarations:
-            if isinstance(d, (ast.ParserDeclaration, ast.ControlDeclaration)) and d.name == name:
-                return d
-        return None
+        return block_declaration(self.typed, name)
 
     def instantiate(self, decl: ast.ParserDeclaration | ast.ControlDeclaration, prefix: str) -> BlockInstance:
         block = BlockInstance(decl, prefix)
