@@ -4,7 +4,6 @@ locals of parsers and controls."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from p4switch.exceptions import SourceLocation
@@ -107,13 +106,9 @@ class DeclarationChecker(StatementChecker):
 
     def instance_name_loc(self, decl: ast.Instantiation) -> SourceLocation:
         """Where an instance's name is spelled (`T(args) name;`) on its declaration's line, else the declaration."""
-        line = self.line_of(decl.loc) if self.line_of is not None else None
-        if line:
-            hits = [m.start() for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(decl.name)}\s*[;={{]", line)
-                    if m.start() >= decl.loc.column - 1]
-            if hits:
-                return SourceLocation(decl.loc.file, decl.loc.line, hits[0] + 1)
-        return decl.loc
+        from p4switch.bmv2limits.report import name_location  # as elaborate.py does: bmv2limits imports this package
+
+        return name_location(decl.loc, decl.name, self.line_of, last=True)
 
     def instantiation(self, scope: Scope, decl: ast.Instantiation) -> None:
         t = self.resolve_type(scope, decl.type)
