@@ -162,6 +162,14 @@ class SlotWindow:
         self.probes = 0  # tail loss probes sent (also counted in `retransmissions`)
         self.spurious = 0  # resends found spurious: their RESULT answered the first send
         self._probed = False  # a probe went out and no RESULT came since
+        # Where the time goes (instrumentation, no effect on the rules): seconds the next chunk waited for its slot
+        # (its previous use unanswered) or for room in the window, and the drain after the last new chunk left.
+        self.blocked_slot = 0.0
+        self.blocked_window = 0.0
+        self._blocked_on: str | None = None  # "slot" or "window" while the next chunk cannot leave
+        self._blocked_since = 0.0
+        self.last_issued_at: float | None = None  # when the last new chunk left
+        self.finished_at: float | None = None  # when the last RESULT came
 
     # -- sending -------------------------------------------------------------------------------------------------
 
@@ -186,16 +194,30 @@ class SlotWindow:
         limit = self._limit()
         slots = self._slots
         seq = self._next_seq
+        if seq >= self.n_chunks:
+            return out
+        if now is None:
+            now = self.clock()
         while seq < self.n_chunks and len(slots) < limit:
             slot = seq % self.n_slots
             if slot in slots:
                 break  # its previous use is still unanswered: the slot pool, not the window, is the limit
-            if now is None:
-                now = self.clock()
             out.append(self._issue(slot, seq, now, first))
             seq += 1
+        blocked = None if seq >= self.n_chunks else "window" if len(slots) >= limit else "slot"
         self._next_seq = seq
+        self._account(blocked, now)
+        if out and seq >= self.n_chunks:
+            self.last_issued_at = now
         return out
+
+    def _account(self, blocked: str | None, now: float) -> None:
+        """Charge the time since the last `_fill` to what blocked the next chunk then; remember what blocks it now."""
+        if self._blocked_on == "slot":
+            self.blocked_slot += now - self._blocked_since
+        elif self._blocked_on == "window":
+            self.blocked_window += now - self._blocked_since
+        self._blocked_on, self._blocked_since = blocked, now
 
     def _issue(self, slot: int, seq: int, now: float, first: bool = False) -> Send:
         version = self.versions.bits[slot]
@@ -258,6 +280,8 @@ class SlotWindow:
             self.congestion.on_result(done.stamp, rtt, self._stamp + 1)
         self.versions.bits[slot] ^= 1
         self._done += 1
+        if self._done == self.n_chunks:
+            self.finished_at = now
         self._probed = False
         self.armed = float("inf")
         if self.fast_recovery and self._slots:
@@ -309,6 +333,14 @@ class SlotWindow:
             sends.append(self._resend(slot, out, now))
             self.fast_retransmissions += 1
         return sends
+
+    @property
+    def drain(self) -> float:
+        """Seconds from the last new chunk's send to the last RESULT (0 until finished): a lossless exchange drains
+        in about one round trip; a loss among the last chunks, with no later RESULT to show it, takes longer."""
+        if self.finished_at is None or self.last_issued_at is None:
+            return 0.0
+        return self.finished_at - self.last_issued_at
 
     @property
     def finished(self) -> bool:
