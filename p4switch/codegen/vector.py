@@ -193,7 +193,7 @@ def _codecs(name: str, t: HeaderT, runs: dict[int, tuple[int, int]]) -> list[str
         if i in runs:
             count, w = runs[i]
             ext.append(f"    o._r{i} = _vx.decode(d, p + {offset // 8}, {count}, {w})")
-            parts.append(f"_vx.encode(o._r{i}, {w})")
+            parts.append(f"o._r{i}.astype(_vx.be{w})")  # `vecops.encode`, without its frame
             offset += count * w
             i += count
             continue
@@ -310,6 +310,10 @@ class _V:
     code: str
     kind: str
     t: P4Type
+    #: for a cast that only reinterprets the container (`x.view(_vx.u32)` of an int<32> x): `x` itself, which a
+    #: store into an unsigned run or register row of that container can take as it is (numpy's assignment casts
+    #: same-size integers bit for bit), one `view` call fewer per store
+    raw: str | None = None
 
 
 @dataclass
@@ -557,11 +561,12 @@ class _Emitter:
         return v.code
 
     def to_pattern(self, v: _V, b: BitsT) -> str:
-        """A value as the unsigned patterns a field run or register store holds (invariants already are)."""
+        """A value as the unsigned patterns a field run or register store holds (invariants already are). Unmasked,
+        a reinterpreting cast's source goes in as it is (`_V.raw`): the assignment converts it bit for bit."""
         if v.kind == "inv":
             return v.code
         if not b.signed and b.width == _container(b):
-            return v.code
+            return v.raw if v.raw is not None and self.mask is None else v.code
         return f"_vx.pattern({v.code}, {b.width})"
 
     # ------------------------------------------------------------------------------------------- expressions
@@ -695,7 +700,8 @@ class _Emitter:
         in_range = dst.width > src.width and (dst.signed or not src.signed)
         if not in_range and dst.width < cd:
             return _V(f"_vx.norm({code}, {dst.width}, {dst.signed})", "vec", t)
-        return _V(code, kind if a.kind != "inv" else "vec", t)
+        raw = a.code if cs == cd and a.kind != "inv" else None
+        return _V(code, kind if a.kind != "inv" else "vec", t, raw)
 
     def read_call(self, e: ast.Call) -> _V:
         info = self.typed.calls.get(e)
@@ -839,7 +845,7 @@ class _Emitter:
             if self.mask is None:
                 self.g.store(left, value)
             else:
-                self.w(f"if _vx.anyof({self.mask}):")
+                self.w(f"if _vx.count_nonzero({self.mask}):")
                 self.g.level += 1
                 self.g.store(left, value)
                 self.g.level -= 1

@@ -28,6 +28,8 @@ full = np.full
 _U: dict[int, np.dtype[Any]] = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32)}
 _S: dict[int, np.dtype[Any]] = {8: np.dtype(np.int8), 16: np.dtype(np.int16), 32: np.dtype(np.int32)}
 _BE: dict[int, np.dtype[Any]] = {8: np.dtype(">u1"), 16: np.dtype(">u2"), 32: np.dtype(">u4")}
+#: the big-endian dtypes a generated emitter casts a field run to (`encode` inlined: one call, no frame)
+be8, be16, be32 = _BE[8], _BE[16], _BE[32]
 
 
 def container(width: int) -> int:
@@ -121,6 +123,10 @@ except ImportError:  # pragma: no cover - numpy < 2
 _ndarray = np.ndarray
 _add, _subtract, _not_equal = np.add, np.subtract, np.not_equal
 
+#: whether any lane of a mask is set, for generated `if` tests: `count_nonzero` is one C call (an int, true when
+#: some lane is), where `ndarray.any()` goes through numpy's Python-level reduction wrapper and `anyof` adds a frame
+count_nonzero = _count_nonzero
+
 # The clamp bounds as 0-d int64 arrays: numpy scalars (or Python ints) as ufunc operands take a slower
 # type-resolution path than 0-d arrays (about 0.5 us per call here).
 _LIMITS: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray]] = {
@@ -160,7 +166,11 @@ def sat_add_ovf(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> tuple[n
     the clamped one exactly when nothing was clamped (a clamped sum is off by less than 2^W and by more than 0).
     The vectoriser fuses the two statements into this call (`vector.fuse_saturation_flags`): the compare reuses
     the int64 sum instead of a second add, a view and a compare of its own."""
-    r = _wide(a, b, _add)
+    if a.__class__ is _ndarray:  # the idiom's case: two lane vectors, without `_wide`'s dispatch
+        r = a.astype(i64)
+        _add(r, b, r)
+    else:
+        r = _wide(a, b, _add)
     lo, hi = _LIMITS[width, signed]
     s = _clip(r, lo, hi)
     return s.astype(dtype), _not_equal(r, s)

@@ -122,8 +122,15 @@ class FileModeRunner:
         batch's list and loop when no input impairment applies."""
         if self._impair:
             self.process_batch([(port, frame, packet_id)])
-        else:
-            self._run(IngressPacket(port, frame, packet_id))  # `_drain` runs the resubmissions first
+            return
+        # `_run` (= `_safe_ingress` then `_drain`, which runs the resubmissions first) without its two frames
+        self.clock.now += 1
+        try:
+            self.engine.ingress(self.pipeline, IngressPacket(port, frame, packet_id))
+        except Exception as exc:
+            self.engine.counters.errors += 1
+            log_packet_error("ingress", port, exc)
+        self._drain()
 
     def process_batch(self, frames: list[tuple[int, bytes, int]]) -> None:
         """Frames `(port, frame, packet_id)` through ingress in order (each with its resubmissions), then drain
@@ -157,11 +164,12 @@ class FileModeRunner:
     def _drain(self) -> None:
         engine = self.engine
         pending: deque[IngressPacket] = self._reinjected
+        dequeue = self.tm.dequeue
         while True:
             if pending:
                 self._safe_ingress(pending.popleft())
                 continue
-            got = self.tm.dequeue()
+            got = dequeue()
             if got is None:
                 return
             port, _prio, item, depth = got
