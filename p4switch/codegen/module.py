@@ -445,10 +445,11 @@ class ModuleGen:
         g.w(f"cl = {g.cl_class}()" if needs_cl else "cl = None")
         for i, (p, _) in enumerate(scalar_params):
             g.w(f"if len(_sc) > {i}: cl.p_{p.name} = _sc[{i}]")
-        for local in decl.locals:
-            if isinstance(local, ast.VariableDeclaration) and local.init is not None:
-                var = self.typed.decl_vars[local]
-                g.assign_to(g.var_loc[var], var.type, local.init)
+        inits = [local for local in decl.locals if isinstance(local, ast.VariableDeclaration) and local.init is not None]
+        for local in inits:
+            var = self.typed.decl_vars[local]
+            assert local.init is not None
+            g.assign_to(g.var_loc[var], var.type, local.init)
         if scalar_params:
             outs = "(" + "".join(f"cl.p_{p.name}, " for p, _ in scalar_params) + ")"
             g.control_return = f"return {outs}"
@@ -465,7 +466,7 @@ class ModuleGen:
             g.block_stmts(decl.body.statements)
         g.level -= 1
         g.w("")
-        if [line.strip() for line in g.lines[1:] if line.strip()] in (["cl = None"], ["cl = None", "pass"]):
+        if not needs_cl and not scalar_params and not inits and not any(map(_does_something, decl.body.statements)):
             self.empty_controls.add(self.block_fn(g.block))  # its entry point skips the call (entry_points)
         self.funcs += hoist_chains(g.lines)
         g.lines, g.level = saved
@@ -824,6 +825,16 @@ class ModuleGen:
             "    return prog",
         ]
         return lines
+
+
+def _does_something(st: ast.Statement) -> bool:
+    """Whether a control's apply statement can do anything: all but `;` and blocks of nothing else (an empty
+    control's entry point makes no call, `ModuleGen.entry_points`)."""
+    if isinstance(st, ast.EmptyStatement):
+        return False
+    if isinstance(st, ast.BlockStatement):
+        return any(map(_does_something, st.statements))
+    return True
 
 
 def generate_module(pipeline: Pipeline, symbols: SymbolTable) -> str:

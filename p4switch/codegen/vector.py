@@ -225,6 +225,13 @@ def _codecs(name: str, t: HeaderT, runs: dict[int, tuple[int, int]]) -> list[str
     return ext + emit
 
 
+def _member_path(e: Any) -> bool:
+    """Whether `e` is a name or a chain of members of one (`h.vals`): code that is a plain attribute path."""
+    while isinstance(e, ast.Member):
+        e = e.expr
+    return isinstance(e, ast.Name)
+
+
 def _walk(e: Any) -> Iterator[ast.Node]:
     if isinstance(e, ast.Node):
         yield e
@@ -320,6 +327,7 @@ class _V:
 class _FieldSlot:
     ref: str  # the lanes' fields: a numpy run of the header object, or a slice of it
     t: BitsT
+    plain: bool = False  # `ref` is a whole run reached through members only (`p_h.vals._r0`: no index, no slice)
 
 
 @dataclass
@@ -331,6 +339,20 @@ class _RegSlot:
 
     def at(self, idx: str) -> str:
         return f"{self.store}[{idx}]" if not self.cols else f"{self.store}[{idx}, {self.cols}]"
+
+
+@dataclass
+class _RowRead:
+    """A register row read into a lane local, as emitted with its copy (`line`, at `at`) and without (`uncopied`),
+    and how the emitter went on to use the local: `uses` in all, `operands` of them as an operand of an operator
+    that makes a fresh array; `escapes` once it is rebound or read after a write to its store."""
+
+    at: int
+    store: str
+    uncopied: str  # the line, indented
+    uses: int = 0
+    operands: int = 0
+    escapes: bool = False
 
 
 def _bits(t: P4Type) -> BitsT | None:
@@ -352,7 +374,6 @@ def _dtype(t: P4Type) -> str:
 #: (`vecops._wide` handles them), shifts take the amount as a number.
 _SCALAR_OPS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&", "|", "^", "+", "-", "*"})
 _LITERAL = re.compile(r"-?(?:0x[0-9a-fA-F]+|[0-9]+)")
-_OPS = r"(?:&|\||\^|\+|-|\*|==|!=|<=|>=|<|>)"
 
 
 def _container(b: BitsT) -> int:
@@ -378,7 +399,10 @@ class _Emitter:
         self.new_stores: list[tuple[str, tuple[str, ...]]] = []
         self.new_runs: list[tuple[HeaderT, set[int]]] = []
         self.scalars: list[str] = []  # build-level 0-d arrays of invariant operands (`scalar`)
-        self.row_reads: list[tuple[int, str, str]] = []  # (line, local, store) of `declare_and_read` copies
+        # register rows read into locals (`declare_and_read`): local -> _RowRead; whether each copy can go is
+        # decided from how the emitter uses the local afterwards (`elide_row_copies`)
+        self.row_reads: dict[str, _RowRead] = {}
+        self.written: set[str] = set()  # vector stores a statement of the run has written so far
         self.counter = 0
         self._slots(lanes)
 
@@ -415,7 +439,8 @@ class _Emitter:
             lo = idx[0] - first
             # the whole run: index nothing (a slice object per access costs as much as a small numpy op)
             ref = f"{base}._r{first}" if lo == 0 and self.k == run[1] else f"{base}._r{first}[{lo}:{lo + self.k}]"
-            self.fields[id(tnode)] = _FieldSlot(ref, ft)
+            plain = not ref.endswith("]") and _member_path(tnode.expr)
+            self.fields[id(tnode)] = _FieldSlot(ref, ft, plain)
             self.new_runs.append((t, set(idx)))
             for lane, m in enumerate(members):
                 field_lanes.setdefault((base, m), []).append(lane)
@@ -560,6 +585,14 @@ class _Emitter:
             return f"{v.code}.copy()"
         return v.code
 
+    def operand(self, *codes: str) -> None:
+        """The emitter put these values as operands of an operator whose result is a fresh array: for a register
+        row local, a use that cannot see whether its row was copied (`elide_row_copies`)."""
+        for code in codes:
+            row = self.row_reads.get(code)
+            if row is not None:
+                row.operands += 1
+
     def to_pattern(self, v: _V, b: BitsT) -> str:
         """A value as the unsigned patterns a field run or register store holds (invariants already are). Unmasked,
         a reinterpreting cast's source goes in as it is (`_V.raw`): the assignment converts it bit for bit."""
@@ -577,7 +610,12 @@ class _Emitter:
         if isinstance(e, ast.Name):
             ref = self.typed.refs.get(e)
             if isinstance(ref, Var) and ref in self.local:
-                return _V(self.local[ref][0], "vec", t)
+                name = self.local[ref][0]
+                row = self.row_reads.get(name)
+                if row is not None:
+                    row.uses += 1
+                    row.escapes |= row.store in self.written
+                return _V(name, "vec", t)
             raise Reject("a register used as a value")
         if isinstance(e, ast.Member):
             fs = self.fields[id(e)]
@@ -599,6 +637,7 @@ class _Emitter:
             if e.op == "~":
                 if b.signed or b.width == _container(b):
                     return _V(f"(~{a.code})", "vec", t)
+                self.operand(a.code)
                 return _V(f"({a.code} ^ {hex((1 << b.width) - 1)})", "vec", t)
             if e.op == "-":
                 return self.normed(f"(-{a.code})", b, t)
@@ -646,8 +685,10 @@ class _Emitter:
         a = self.expr(e.left)
         c = self.expr(e.right)
         if op in ("&&", "||"):
+            self.operand(a.code, c.code)
             return _V(f"({a.code} {'&' if op == '&&' else '|'} {c.code})", "vec", t)
         if isinstance(underlying(lt), BoolT) and op in ("==", "!="):
+            self.operand(a.code, c.code)
             return _V(f"({a.code} {op} {c.code})", "vec", t)
         if _bits(lt) is None:
             raise Reject(f"operator {op} on {lt}")
@@ -658,13 +699,16 @@ class _Emitter:
             else:
                 y = self.scalar(y, lt)
         if op in ("==", "!=", "<", ">", "<=", ">="):
+            self.operand(x, y)
             return _V(f"({x} {op} {y})", "vec", t)
         b = _bits(t)
         if b is None:
             raise Reject(f"operator {op} giving {t}")
         if op in ("&", "|", "^"):
+            self.operand(x, y)
             return _V(f"({x} {op} {y})", "vec", t)
         if op in ("+", "-", "*"):
+            self.operand(x, y)
             return self.normed(f"({x} {op} {y})", b, t)
         if op in ("|+|", "|-|"):
             fn = "sat_add" if op == "|+|" else "sat_sub"
@@ -681,6 +725,7 @@ class _Emitter:
         if isinstance(ut, BoolT):
             if isinstance(us, BoolT):
                 return a
+            self.operand(a.code)
             return _V(f"({a.code} != 0)", "vec", t)
         dst = _bits(t)
         if dst is None:
@@ -736,7 +781,8 @@ class _Emitter:
             body = st.statements
             i = 0
             while i < len(body):
-                if i + 1 < len(body) and self.declare_and_read(body[i], body[i + 1]):
+                if i + 1 < len(body) and (self.declare_and_read(body[i], body[i + 1])
+                                          or self.saturation_flag(body[i], body[i + 1])):
                     i += 2
                     continue
                 self.stmt(body[i])
@@ -782,32 +828,83 @@ class _Emitter:
         idx = self.index(info.args[1].value if info.args[1] is not None else None)
         name = self.tmp("l")
         self.local[var] = (name, var.type)
-        self.row_reads.append((len(self.g.lines), name, rs.store))
-        self.w(f"{name} = {self.reg_value(rs, idx)}.copy() if {idx} < {rs.size} else _vx.zeros({self.k}, {dtype})")
+        row, zero = self.reg_value(rs, idx), f"if {idx} < {rs.size} else _vx.zeros({self.k}, {dtype})"
+        self.row_reads[name] = _RowRead(len(self.g.lines), rs.store, "    " * self.g.level + f"{name} = {row} {zero}")
+        self.w(f"{name} = {row}.copy() {zero}")
+        return True
+
+    def plain_lane(self, e: ast.Expression, b: BitsT) -> str | None:
+        """The code of `e` when it is a lane local or a whole field run of type `b` reached through members only
+        (what `saturation_flag` fuses), without emitting anything; else None."""
+        if _bits(self.typed.types[e]) != b:
+            return None
+        if isinstance(e, ast.Name):
+            ref = self.typed.refs.get(e)
+            return self.local[ref][0] if isinstance(ref, Var) and ref in self.local else None
+        fs = self.fields.get(id(e)) if isinstance(e, ast.Member) else None
+        return fs.ref if fs is not None and fs.plain else None
+
+    def saturation_flag(self, first: ast.Statement, test: ast.Statement) -> bool:
+        """The aggregation idiom `int<W> sat = (int<W>)a |+| (int<W>)b; if ((bit<W>)sat != a + b) { flag = 1; }`
+        (W = 8, 16, 32, so nothing to renormalise; a and b lane locals or whole field runs; no mask) as one
+        `vecops.sat_add_ovf` call: the sum and, per lane, whether it saturated, which is what the test compares
+        (the wrapping sum mod 2^W equals the clamped one exactly when nothing was clamped). One add, view and
+        compare fewer. False: not that shape (the statements are emitted one by one)."""
+        if self.mask is not None or not isinstance(test, ast.IfStatement):
+            return False
+        if isinstance(first, ast.VariableDeclaration) and first.init is not None:
+            var, right = self.typed.decl_vars.get(first), first.init
+        elif isinstance(first, ast.AssignmentStatement) and isinstance(first.left, ast.Name):
+            var, right = self.typed.refs.get(first.left), first.right
+            if var not in self.local:
+                return False
+        else:
+            return False
+        if not isinstance(var, Var) or not (isinstance(right, ast.BinaryOp) and right.op == "|+|"):
+            return False
+        sat: Var = var
+        b = _bits(self.typed.types[right])
+        if b is None or not b.signed or b.width not in (8, 16, 32):
+            return False
+        u = BitsT(b.width, False)
+        sources = []
+        for operand in (right.left, right.right):
+            if not (isinstance(operand, ast.Cast) and _bits(self.typed.types[operand]) == b):
+                return False
+            sources.append(self.plain_lane(operand.expr, u))
+        cond = test.cond
+        if not (isinstance(cond, ast.BinaryOp) and cond.op == "!=" and isinstance(cond.left, ast.Cast)
+                and _bits(self.typed.types[cond.left]) == u and isinstance(cond.left.expr, ast.Name)
+                and self.typed.refs.get(cond.left.expr) is sat
+                and isinstance(cond.right, ast.BinaryOp) and cond.right.op == "+"
+                and _bits(self.typed.types[cond.right]) == u):
+            return False
+        terms = [self.plain_lane(cond.right.left, u), self.plain_lane(cond.right.right, u)]
+        if None in sources or None in terms or terms[0] == terms[1] or set(terms) != set(sources):
+            return False
+        # emitted as the two statements would be, in the same order (names, uses of row locals), one line fewer
+        if isinstance(first, ast.VariableDeclaration):
+            self.local[sat] = (self.tmp("l"), sat.type)
+        x = self.local[sat][0]
+        if x in self.row_reads:
+            self.row_reads[x].escapes = True  # rebound
+        a, c = self.expr(right.left), self.expr(right.right)
+        cv = self.expr(cond)
+        mask = self.tmp("m")
+        w = b.width
+        self.w(f"{x}, {mask} = _vx.sat_add_ovf({a.code}, {c.code}, {w}, True, _vx.i{w})")
+        self.masked_branches(test, cv, mask)
         return True
 
     def elide_row_copies(self) -> None:
-        """Drop the `.copy()` of a register row read into a local when the copy cannot be observed: every later use
-        of the local is an operand of an operator that makes a fresh array (`(t & k)`, `(b + t)`, ...), all before
-        the first write to that store, and the local is never rebound, passed on or aliased (`.view`). Otherwise,
-        or when in doubt, the copy stays: one numpy call per run and packet is all this saves."""
+        """Drop the `.copy()` of a register row read into a local when the copy cannot be observed: every use of the
+        local the emitter wrote was an operand of an operator that makes a fresh array (`(t & k)`, `(b + t)`, ...),
+        none after a write to that store began, and the local was never rebound, passed on or aliased (`.view`).
+        Otherwise the copy stays: one numpy call per run and packet is all this saves."""
         lines = self.g.lines
-        for at, name, store in self.row_reads:
-            later = lines[at + 1:]
-            write = next((j for j, line in enumerate(later) if line.lstrip().startswith(f"{store}[")
-                          and "] = " in line), len(later))
-            token = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
-            operand = re.compile(rf"\({re.escape(name)} {_OPS} |{_OPS} {re.escape(name)}\)")
-            safe = True
-            for j, line in enumerate(later):
-                uses = len(token.findall(line))
-                if uses and (j >= write or len(operand.findall(line)) != uses):
-                    safe = False
-                    break
-            if safe:
-                head, sep, tail = lines[at].partition(".copy() if ")
-                if sep:
-                    lines[at] = f"{head} if {tail}"
+        for row in self.row_reads.values():
+            if not row.escapes and row.uses == row.operands:
+                lines[row.at] = row.uncopied
 
     def store_lane(self, left: ast.Expression, v: _V) -> None:
         """Write a value into a lane location (a lane local or a lane field), under the current mask."""
@@ -816,6 +913,8 @@ class _Emitter:
             assert isinstance(var, Var)
             name, t = self.local[var]
             value = self.lanevec(v) if self.mask is None else f"_vx.where({self.mask}, {self.num(v, t)}, {name})"
+            if name in self.row_reads:
+                self.row_reads[name].escapes = True  # rebound: the row read stays a copy
             self.w(f"{name} = {value}")
             return
         assert isinstance(left, ast.Member)
@@ -898,6 +997,11 @@ class _Emitter:
         outer = self.mask
         m_then = self.tmp("m")
         self.w(f"{m_then} = {cv.code}" if outer is None else f"{m_then} = {outer} & {cv.code}")
+        self.masked_branches(st, cv, m_then)
+
+    def masked_branches(self, st: ast.IfStatement, cv: _V, m_then: str) -> None:
+        """An `if` on a lane condition `cv` whose mask `m_then` is set: both branches under their masks."""
+        outer = self.mask
         m_else = None
         if st.else_ is not None:
             m_else = self.tmp("m")
@@ -939,6 +1043,7 @@ class _Emitter:
             index, value = args
             assert value is not None
             idx = self.index(index)
+            self.written.add(rs.store)  # from here on (this statement's value included) a row local may see it
             v = self.expr(value)
             target = rs.at(idx)
             code = self.to_pattern(v, rs.t)
@@ -976,7 +1081,6 @@ def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> in
         em.stmt(stmts[i])
         em.check()
         em.elide_row_copies()
-        fuse_saturation_flags(g.lines, mark)
     except Reject as exc:
         del g.lines[mark:]
         del g.mod.bindings[bindings:]
@@ -988,29 +1092,6 @@ def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> in
     commit(g.mod, em)
     _record(vectors, k, "vectorised")
     return k
-
-
-_SAT_LINE = re.compile(r"(\s*)(\w+) = _vx\.sat_add\(([\w.]+)\.view\(_vx\.i(8|16|32)\), "
-                       r"([\w.]+)\.view\(_vx\.i\4\), \4, True, _vx\.i\4\)")
-
-
-def fuse_saturation_flags(lines: list[str], start: int) -> None:
-    """The aggregation idiom `int<W> sat = (int<W>)a |+| (int<W>)b; if ((bit<W>)sat != a + b) { flag = 1; }`
-    (W = 8, 16, 32: no renormalisation) emits a saturating add and, on the next line, the lane test against the
-    wrapping sum. Both become one `vecops.sat_add_ovf` call, which computes the same mask from its int64 sum:
-    exact text match of the two lines the emitter writes, anything else is left alone."""
-    i = start
-    while i + 1 < len(lines):
-        m = _SAT_LINE.fullmatch(lines[i])
-        if m is not None:
-            indent, x, a, w, b = m.group(1, 2, 3, 4, 5)
-            nxt = re.fullmatch(rf"{re.escape(indent)}(\w+) = \({re.escape(x)}\.view\(_vx\.u{w}\) != "
-                               rf"\(([\w.]+) \+ ([\w.]+)\)\)", lines[i + 1])
-            if nxt is not None and {nxt.group(2), nxt.group(3)} == {a, b} and nxt.group(2) != nxt.group(3):
-                mask = nxt.group(1)
-                lines[i:i + 2] = [f"{indent}{x}, {mask} = _vx.sat_add_ovf({a}.view(_vx.i{w}), "
-                                  f"{b}.view(_vx.i{w}), {w}, True, _vx.i{w})"]
-        i += 1
 
 
 def _terms(e: ast.Expression, op: str) -> list[ast.Expression]:
