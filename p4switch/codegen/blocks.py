@@ -454,22 +454,42 @@ class BlockGen:
         returns_value = isinstance(decl, ast.FunctionDeclaration) and not self.mod.returns_void(decl)
         if not copy_back:
             return invocation
-        result = self.tmp("r")
-        self.w(f"{result} = {invocation}")
         offset = 1 if returns_value else 0
-        total = len(copy_back) + offset
-        for i, (target, _) in enumerate(copy_back):
-            value = result if total == 1 else f"{result}[{i + offset}]"
-            if target is None:
-                continue
-            if isinstance(target, ast.Slice):
-                self.assign_slice_value(target, value)
-            else:
-                self.store(target, value)
+        result = self.call_copy_back(invocation, [target for target, _ in copy_back], offset)
         self.unpin(pinned)
         if returns_value:
-            return result if total == 1 else f"{result}[0]"
+            return result if len(copy_back) + offset == 1 else f"{result}[0]"
         return ""
+
+    def call_copy_back(self, invocation: str, targets: list[ast.Expression | None], offset: int) -> str:
+        """Call an action or function whose out/inout scalars come back as return values (after `offset` return
+        values) and store them in `targets` (None: `_` or no target). An `exit` in the callee copies them back too
+        (the callee hands them over on the exception), then keeps unwinding. Returns the result's variable."""
+        result = self.tmp("r")
+        total = len(targets) + offset
+
+        def store_all(source: str, whole: bool) -> None:
+            for i, target in enumerate(targets):
+                if target is None:
+                    continue
+                value = source if whole else f"{source}[{i + offset}]"
+                if isinstance(target, ast.Slice):
+                    self.assign_slice_value(target, value)
+                else:
+                    self.store(target, value)
+
+        if offset == 0 and any(t is not None for t in targets):
+            self.w("try:")
+            self.w(f"    {result} = {invocation}")
+            self.w("except _Exit as _x:")
+            self.level += 1
+            store_all("_x.outs", False)
+            self.w("raise")
+            self.level -= 1
+        else:
+            self.w(f"{result} = {invocation}")
+        store_all(result, total == 1)
+        return result
 
     def assign_slice_value(self, left: ast.Slice, value: str) -> None:
         base = self.x.expr(left.expr)

@@ -359,8 +359,16 @@ class ModuleGen:
         g.copy_out.append(outs)
         g.return_value.append(not void)
         try:
+            if outs:  # `exit` still copies out/inout parameters back (P4_16 exit statement): the caller stores them
+                g.w("try:")
+                g.level += 1
+                g.w("pass")
             g.block_stmts(decl.body.statements)
             if outs:
+                g.level -= 1
+                g.w("except _Exit as _x:")
+                g.w(f"    _x.outs = ({''.join(code + ', ' for code, _ in outs)})")
+                g.w("    raise")
                 g.w("return " + ", ".join(code for code, _ in outs) if len(outs) > 1 or not void
                     else f"return {outs[0][0]}")
         finally:
@@ -414,12 +422,15 @@ class ModuleGen:
                 dir_args = [g.x.expr(a.value) for a in (ref.args or ())]
                 call_args = "".join(", " + a for a in dir_args)
                 has_data = any(p.direction is None for p in decl.params)
-                outs = out_scalar_params(decl.params, self.typed)
-                if outs:
-                    raise CodegenError(ref, "actions with out parameters cannot be used in tables by this target")
                 g.w(f"{'if' if first else 'elif'} aid == {aid}:")
                 first = False
-                g.w(f"    {fn}({prefix}{call_args}{', *args' if has_data else ''})")
+                g.level += 1
+                invocation = f"{fn}({prefix}{call_args}{', *args' if has_data else ''})"
+                outs = out_scalar_params(decl.params, self.typed)
+                # out/inout parameters bound in the actions list: written back to their arguments, as for a call
+                targets = [(ref.args or ())[decl.params.index(p)].value for p in outs]
+                g.call_copy_back(invocation, [None if isinstance(t, ast.DontCare) else t for t in targets], 0)
+                g.level -= 1
         g.w("return hit, aid")
         g.level -= 1
         g.w("")
