@@ -18,6 +18,7 @@ import errno
 import mmap
 import socket
 import struct
+from collections.abc import Callable
 
 SOL_PACKET = 263
 PACKET_RX_RING = 5
@@ -37,6 +38,7 @@ _SLOW_STATUS = TP_STATUS_COPY | TP_STATUS_VLAN_VALID  # slots `recv_batch` canno
 # struct tpacket2_hdr: status, len, snaplen (u32), mac, net (u16), sec, nsec (u32), vlan_tci, vlan_tpid (u16), pad;
 # the sockaddr_ll follows at TPACKET_ALIGN(32), its sll_pkttype 10 bytes in
 _W_STATUS, _W_LEN, _W_SNAPLEN, _W_MAC = 0, 1, 2, 3
+_HEADER = struct.Struct("IIIH")  # status, len, snaplen, mac: what the walk reads of every slot
 _VLAN_OFFSET = 24
 _PKTTYPE_OFFSET = 32 + 10
 _HDR_ROOM = 80  # TPACKET_ALIGN(TPACKET2_HDRLEN + 16): where the network header starts in a slot
@@ -100,32 +102,46 @@ class RxRing:
         """Up to `limit` frames from the ring, oldest first, without a system call (except for frames larger
         than a slot). The kernel's copies of our own transmissions are skipped."""
         out: list[bytes] = []
-        append = out.append
-        words, mm, offsets = self._words, self._map, self._offsets
-        i, n = self._next, len(offsets)
+        self._walk(limit, out.append)
+        return out
+
+    def discard(self, limit: int) -> int:
+        """Hand back up to `limit` filled slots without copying their frames: the number of frames received (own
+        transmissions and frames lost to truncation not counted). For a traffic sink that only counts."""
+        return self._walk(limit, None)
+
+    def _walk(self, limit: int, append: Callable[[bytes], None] | None) -> int:
+        """The one walk over filled slots, for `recv_batch` (each frame to `append`) and `discard` (`append`
+        None: counted, never copied): up to `limit` slots handed back to the kernel, oldest first; the number of
+        frames found. A slot's header is read with one `unpack_from`; the common slot (the whole frame, no tag
+        to put back, not our own) is one slice of the mapping."""
+        words, mm, offsets, header = self._words, self._map, self._offsets, _HEADER.unpack_from
+        i, n, got = self._next, len(offsets), 0
         check_outgoing = not self.ignores_outgoing
         for _ in range(limit):
             off = offsets[i]
-            w = off >> 2
-            status = words[w]
+            status, length, size, mac = header(mm, off)
             if not status & TP_STATUS_USER:
                 break
-            size = words[w + _W_SNAPLEN]
-            if status & _SLOW_STATUS or size != words[w + _W_LEN] or (
+            if status & _SLOW_STATUS or size != length or (
                 check_outgoing and mm[off + _PKTTYPE_OFFSET] == PACKET_OUTGOING
             ):
-                frame = self._slow_frame(off, w, status)
+                frame = self._slow_frame(off, off >> 2, status)
                 if frame:
-                    append(frame)
-            else:  # the common case: the whole frame in its slot, no tag to put back
-                start = off + (words[w + _W_MAC] & 0xFFFF)
-                append(mm[start:start + size])
-            words[w] = 0  # the slot is the kernel's again
+                    got += 1
+                    if append is not None:
+                        append(frame)
+            else:
+                got += 1
+                if append is not None:
+                    start = off + mac
+                    append(mm[start:start + size])
+            words[off >> 2] = 0  # the slot is the kernel's again
             i += 1
             if i == n:
                 i = 0
         self._next = i
-        return out
+        return got
 
     def _slow_frame(self, off: int, w: int, status: int) -> bytes:
         """A slot that needs more than a slice: our own transmission (skipped), a frame too large for its slot
@@ -145,28 +161,6 @@ class RxRing:
         if status & TP_STATUS_VLAN_VALID and frame:
             frame = self._with_vlan(frame, off, status)
         return frame
-
-    def discard(self, limit: int) -> int:
-        """Hand back up to `limit` filled slots without reading them: the number of received frames (own
-        transmissions not counted). For a traffic sink that only counts, so it costs no `bytes` per frame."""
-        words, mm, offsets = self._words, self._map, self._offsets
-        i, n, got = self._next, len(offsets), 0
-        for _ in range(limit):
-            off = offsets[i]
-            w = off >> 2
-            status = words[w]
-            if not status & TP_STATUS_USER:
-                break
-            if status & TP_STATUS_COPY:
-                self._whole(b"")  # keep the socket queue in step with the ring
-            if mm[off + _PKTTYPE_OFFSET] != PACKET_OUTGOING:
-                got += 1
-            words[w] = 0
-            i += 1
-            if i == n:
-                i = 0
-        self._next = i
-        return got
 
     def _whole(self, head: bytes) -> bytes:
         """The full copy of an over-sized frame the kernel queued on the socket (same order as the ring)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import operator
 import os
 import select
 import threading
@@ -43,6 +44,7 @@ log = logging.getLogger("p4switch.switch")
 INPUT_CAPACITY = 1024  # BMv2's input buffer capacity, per class (normal, resubmit/recirculate)
 WORK_BATCH = 64  # pipeline passes per hold of the work lock; ports' queued output is flushed after each batch
 _PFC_TYPE = MAC_CONTROL_ETHERTYPE.to_bytes(2, "big")
+_ETHERTYPE = operator.itemgetter(slice(12, 14))  # a frame's outer EtherType, as a C-level call for `map`
 
 OutputCallback = Callable[[int, bytes], None]
 
@@ -87,7 +89,7 @@ class Switch:
         self._install_lock = threading.Lock()
         self.tm = TrafficManager(
             priority_queues=priority_queues, default_depth=queue_depth, clock=time.monotonic,
-            clock_ns=time.monotonic_ns, epoch_ns=self._start_ns, on_change=self._kick,
+            clock_ns=time.monotonic_ns, epoch_ns=self._start_ns, on_change=self._kick, refused_port=DROP_PORT,
         )
         self.engine = V1Model(
             enqueue=self._tm_enqueue,
@@ -110,11 +112,11 @@ class Switch:
         self._port_list: tuple[AfPacketPort, ...] = ()
         self._worker_ident: int | None = None
         # the worker is in a batch (it holds the work lock, so it alone runs the pipeline): its port output is queued
-        # and sent in bursts, and the pipeline's in-flight changes are summed in `_batch_delta`, applied at the end
+        # and sent in bursts, and the pipeline's in-flight change is applied once at the end
         self._in_batch = False
-        self._batch_delta = 0
         self._debug = False  # log.isEnabledFor(DEBUG), read once per batch rather than per packet
         self._port_queues: dict[int, Callable[[bytes], None]] = {}  # port -> its burst queue, for `_transmit`
+        self._batch_transmit: Callable[[int, bytes], None] = self._transmit  # see `_tx_for_batch`
         self._capture: PortCapture | None = None
         self.links = ImpairedLinks(self._deliver, self._busy)
         self._threads: list[threading.Thread] = []
@@ -165,6 +167,7 @@ class Switch:
         self._ports[port] = p
         self._port_list = tuple(self._ports.values())
         self._port_queues = {n: q.queue for n, q in self._ports.items()}
+        self._batch_transmit = self._tx_for_batch(self._port_queues)
         self._wake()
 
     def port_io_summary(self) -> str:
@@ -410,17 +413,23 @@ class Switch:
     def _run_batch(self, budget: int) -> tuple[int, float | None]:
         """Up to `budget` units of pipeline work under one hold of the work lock and the traffic manager's lock
         (the worker's): `_run_one`'s order (a packet allowed to leave first, then the next input), with no
-        per-packet lock or in-flight update (the batch's net change is applied once at the end). The frames
-        the batch sends are queued per port and leave in one burst per port at the end. Returns (units done,
-        seconds until a queued packet may leave or None)."""
-        done = 0
+        per-packet lock or in-flight update (the batch's net change is applied once at the end). The engine's
+        enqueue is the traffic manager's lock-held one for the batch, and its transmit queues each frame for its
+        port's burst (`_tx_for_batch`) unless something needs the frame on the way (capture, output callbacks,
+        impairments, debug log: `_transmit`); those are read at the batch's start, so a callback or impairment
+        added meanwhile applies from the next batch. Returns (units done, seconds until a queued packet may
+        leave or None)."""
+        done = ingressed = 0
         wake: float | None = None
-        tm, hi, lo = self.tm, self._input_hi, self._input_lo
+        tm, hi, lo, engine = self.tm, self._input_hi, self._input_lo, self.engine
         poll, ingress, egress = tm.poll_locked, self._ingress, self._egress
         with self._work_lock:
-            self._debug = log.isEnabledFor(logging.DEBUG)
+            self._debug = debug = log.isEnabledFor(logging.DEBUG)
             self._in_batch = True
-            self._batch_delta = 0
+            size = tm._size
+            engine.enqueue = tm.enqueue_locked
+            if not (debug or self._capture is not None or self._outputs or self.links.table):
+                engine.transmit = self._batch_transmit
             try:
                 with tm.lock:  # admin operations (rates, depths, pauses) wait for the batch's end
                     while done < budget:
@@ -441,19 +450,37 @@ class Switch:
                         else:
                             break
                         done += 1
+                        ingressed += 1
                         ingress(pkt)
             finally:
+                engine.enqueue, engine.transmit = self._tm_enqueue, self._transmit
                 self._in_batch = False
                 try:
                     for p in self._port_list:
                         p.flush()
                 finally:
                     # applied last: until then the count is never below the truth (the batch's packets still
-                    # count). Each pass ends one packet's stay; enqueues during the batch added theirs
-                    delta = self._batch_delta - done
+                    # count). Each ingress pass ended an input's stay, every other change is the queues' (only
+                    # this thread enqueues or dequeues while it holds the work lock)
+                    delta = tm._size - size - ingressed
                     if delta:
                         self._busy(delta)
         return done, wake
+
+    def _tx_for_batch(self, queues: dict[int, Callable[[bytes], None]]) -> Callable[[int, bytes], None]:
+        """The engine's transmit inside a batch with nothing on the way: a frame for a port with a burst queue
+        joins that port's burst; any other (the CPU port, an unattached port) takes `_transmit`'s full path.
+        One Python call per transmitted frame."""
+        get, fallback = queues.get, self._transmit
+
+        def transmit(port: int, frame: bytes) -> None:
+            queue = get(port)
+            if queue is None:
+                fallback(port, frame)
+            else:
+                queue(frame)
+
+        return transmit
 
     def _read_ports(self) -> bool:
         """Move every frame waiting on the ports into the input buffer, as far as it has room (what does not fit
@@ -475,13 +502,13 @@ class Switch:
         """`_port_receive` for a burst from one port: one lock and one in-flight update for the whole burst unless
         a capture, an ingress impairment or a PFC frame needs per-frame handling."""
         if self._capture is not None or (port, "in") in self.links.table or (
-            self.honor_pfc and any(f[12:14] == _PFC_TYPE for f in frames)
+            self.honor_pfc and _PFC_TYPE in map(_ETHERTYPE, frames)
         ):
             for frame in frames:
                 self._port_receive(port, frame, wake=False)
             return
-        ids = self._packet_ids
-        pkts = [IngressPacket(port, frame, next(ids)) for frame in frames]
+        # `map` stops at the last frame before drawing another id
+        pkts = list(map(IngressPacket, itertools.repeat(port), frames, self._packet_ids))
         with self._in_lock:
             if self._stopped:
                 self.dropped_input_full += len(pkts)
@@ -539,13 +566,8 @@ class Switch:
             self._busy(-1)
 
     def _tm_enqueue(self, port: int, priority: int, item: QueuedPacket) -> bool:
-        if port == DROP_PORT:
-            return False
-        if self._in_batch:  # the worker holds the traffic manager's lock for the batch
-            if self.tm.enqueue_locked(port, priority, item):
-                self._batch_delta += 1
-                return True
-            return False
+        """The engine's enqueue outside a batch (a batch uses the traffic manager's lock-held one directly and
+        counts its in-flight change from the queues' size). The drop port has no queue: the manager refuses it."""
         if self.tm.enqueue(port, priority, item):
             # no wake-up needed: only the worker and wait_idle() run the pipeline, and wait_idle() kicks the
             # worker if it leaves queued work behind. Counted after the fact: the packet being ingressed still
@@ -572,13 +594,7 @@ class Switch:
             self._busy(-1)
 
     def _transmit(self, port: int, frame: bytes) -> None:
-        # the per-packet case: the worker's batch (only it runs egress while `_in_batch`), a port with a burst
-        # queue, nothing that needs the frame on the way (capture, output callbacks, debug log, impairments)
-        if self._in_batch and self._capture is None and not self._outputs and not self._debug and not self.links.table:
-            queue = self._port_queues.get(port)
-            if queue is not None:
-                queue(frame)
-                return
+        """The engine's transmit outside a batch's fast path (`_tx_for_batch`): an egress impairment, else out."""
         imp = self.links.table.get((port, "out"))
         if imp is None:
             self._emit(port, frame)

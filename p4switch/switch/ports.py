@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from p4switch.exceptions import SwitchStartError
-from pktio.mmsg import MmsgSender
+from pktio.mmsg import BurstSender
 from pktio.ring import RxRing, ring_error
 
 ETH_P_ALL = 0x0003
@@ -24,8 +24,7 @@ PACKET_OUTGOING = 4  # sll_pkttype of frames this host sent: the kernel's copy o
 LINKTYPE_ETHERNET = 1
 # Big enough for jumbo frames and for GRO-merged frames the kernel may hand to a packet socket.
 RECV_BUFFER = 65536 + 256
-TX_BATCH = 64  # frames per sendmmsg
-TX_SLOT = 16384  # a larger frame is sent on its own
+TX_BATCH = 64  # messages per sendmmsg the burst sender starts with (it grows for a larger burst)
 
 
 def parse_interface_spec(spec: str) -> tuple[int, str]:
@@ -151,8 +150,8 @@ class AfPacketPort:
     cannot be set up (or `io="socket"`), `recvfrom` per frame. Either way `recv_batch` returns what is waiting
     without blocking (the worker `select`s on `fileno()` when idle), and the kernel's copies of frames we
     transmitted (PACKET_OUTGOING) are skipped, otherwise the switch would see its own output.
-    Transmit: `queue` + `flush` send a burst with one `sendmmsg` (ring mode; the worker's own frames), `send`
-    sends one frame at once (any thread; the only path in socket mode).
+    Transmit: `queue` (a list's `append`) + `flush` send a burst with one `sendmmsg` per `TX_BATCH` frames (ring
+    mode; the worker's own frames), `send` sends one frame at once (any thread; the only path in socket mode).
     """
 
     def __init__(self, port: int, ifname: str, io: str = "auto") -> None:
@@ -182,13 +181,13 @@ class AfPacketPort:
         self._view = memoryview(self._buf)
         self._closed = False
         self._ring: RxRing | None = None
-        self._tx: MmsgSender | None = None
+        self._tx: BurstSender | None = None
         self.io = SOCKET_IO
         self.fallback_reason: str | None = None  # why "auto" ended up on the socket path
         if io != SOCKET_IO:
             try:
                 self._ring = RxRing(sock)
-                self._tx = MmsgSender(sock, slots=TX_BATCH, slot_size=TX_SLOT)
+                self._tx = BurstSender(sock, burst=TX_BATCH)
                 self.io = RING_IO
             except OSError as exc:
                 if self._ring is not None:
@@ -199,8 +198,9 @@ class AfPacketPort:
                     sock.close()
                     raise SwitchStartError(f"no packet ring on {ifname}: {self.fallback_reason}") from None
         # `queue(frame)`: add a frame to the burst `flush` sends (the worker thread only); in socket mode, send it
-        # now. The sender's own method, bound once: it runs for every frame the switch sends
-        self.queue: Callable[[bytes], None] = self._tx.add if self._tx is not None else self.send
+        # now. A list's own `append`, bound once: it runs for every frame the switch sends
+        self._burst: list[bytes] = []
+        self.queue: Callable[[bytes], None] = self._burst.append if self._tx is not None else self.send
         self.rx_frames = 0
         self.ring_drops = 0
         self._sent = 0  # by `send`; the burst sender counts its own
@@ -256,10 +256,13 @@ class AfPacketPort:
             self._send_errors += 1  # interface down or frame larger than its MTU: dropped, as on a real port
 
     def flush(self) -> None:
-        """Send the queued burst: one `sendmmsg` per `TX_BATCH` frames."""
-        tx = self._tx
-        if tx is not None and tx.pending:
-            tx.flush()
+        """Send the queued burst: one `sendmmsg` per `TX_BATCH` frames (more when the kernel refuses one)."""
+        burst = self._burst
+        if burst and self._tx is not None:
+            try:
+                self._tx.send(burst)
+            finally:
+                burst.clear()
 
     def ring_stats(self) -> dict[str, int]:
         """Frames the ring dropped because it was full (since start), and oversized frames read whole."""

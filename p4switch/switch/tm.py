@@ -27,7 +27,7 @@ class QueueConfigError(P4SwitchError):
     """A queue admin operation named a bad priority or a negative depth or rate."""
 
 
-@dataclass
+@dataclass(slots=True, eq=False)
 class _Queue:
     capacity: int
     delay: float = 0.0  # seconds between departures; 0 = no rate limit
@@ -64,11 +64,13 @@ class TrafficManager:
         clock_ns: Callable[[], int] | None = None,
         epoch_ns: int = 0,
         on_change: Callable[[], None] | None = None,
+        refused_port: int | None = None,
     ) -> None:
         """`clock` (seconds, never going back; `time.monotonic` by default) times departures and pauses;
         `clock_us` stamps `enq_timestamp`. With `clock_ns` (a nanosecond reading of the same clock, e.g.
         `time.monotonic_ns`) an enqueue reads the clock once for both: seconds `clock_ns() / 1e9`, timestamps
-        `(clock_ns() - epoch_ns) // 1000`; `clock` then defaults to `clock_ns() / 1e9`."""
+        `(clock_ns() - epoch_ns) // 1000`; `clock` then defaults to `clock_ns() / 1e9`. `refused_port` has no
+        queue (v1model's drop port): an enqueue for it is refused, so callers need no check of their own."""
         if priority_queues < 1 or priority_queues > 32:
             raise QueueConfigError(f"priority queues must be 1..32, not {priority_queues}")
         self.priority_queues = priority_queues
@@ -90,9 +92,9 @@ class TrafficManager:
         self._nonempty: set[tuple[int, int]] = set()
         # reentrant: the switch worker holds it for a whole batch (`enqueue_locked`, `poll_locked`), during which
         # an output callback may still reach a locking method (a PFC frame looped back into `pause`)
-        self._lock = threading.RLock()
-        self.lock = self._lock
-        self._cond = threading.Condition(self._lock)
+        self.lock = threading.RLock()
+        self._cond = threading.Condition(self.lock)
+        self._refused_port = refused_port
         self._closed = False
         self._size = 0
         self._waiters = 0  # threads blocked in `dequeue`: only they need a notify per enqueue
@@ -126,7 +128,7 @@ class TrafficManager:
         """Capacity in packets of one priority queue of `port`, or of all its queues (BMv2 set_queue_depth)."""
         if depth < 0:
             raise QueueConfigError(f"queue depth must be >= 0, not {depth}")
-        with self._lock:
+        with self.lock:
             for p in self._priorities(priority):
                 self._queue(port, p).capacity = depth
 
@@ -134,7 +136,7 @@ class TrafficManager:
         """Departure rate in packets/s (0 = unlimited) of one or all priority queues of `port`."""
         if pps < 0:
             raise QueueConfigError(f"queue rate must be >= 0, not {pps}")
-        with self._lock:
+        with self.lock:
             for p in self._priorities(priority):
                 self._queue(port, p).delay = 1.0 / pps if pps else 0.0
             self._cond.notify_all()
@@ -144,14 +146,14 @@ class TrafficManager:
     def set_all_queue_depths(self, depth: int) -> None:
         if depth < 0:
             raise QueueConfigError(f"queue depth must be >= 0, not {depth}")
-        with self._lock:
+        with self.lock:
             self._default_depth = depth
             for q in self._queues.values():
                 q.capacity = depth
 
     def pause(self, port: int, priority: int, seconds: float) -> None:
         """Hold queue (port, priority) for `seconds` (0 resumes at once), as a received PFC frame asks."""
-        with self._lock:
+        with self.lock:
             q = self._queue(port, priority)
             q.paused_until = self._clock() + seconds if seconds > 0 else 0.0
             self._cond.notify_all()
@@ -159,14 +161,14 @@ class TrafficManager:
             self._on_change()
 
     def depth(self, port: int, priority: int | None = None) -> int:
-        with self._lock:
+        with self.lock:
             if priority is None:
                 return sum(len(q.items) for (p, _), q in self._queues.items() if p == port)
             q = self._queues.get((port, priority))
             return len(q.items) if q else 0
 
     def stats(self) -> list[QueueStats]:
-        with self._lock:
+        with self.lock:
             return [
                 QueueStats(port, prio, len(q.items), q.capacity, 1.0 / q.delay if q.delay else 0.0, q.enqueued, q.dropped)
                 for (port, prio), q in sorted(self._queues.items())
@@ -178,16 +180,21 @@ class TrafficManager:
     # -------------------------------------------------------------------------------------------- data path
 
     def enqueue(self, port: int, priority: int, item: Any) -> bool:
-        """Queue `item`; False when the queue is full (tail drop). Sets `item.enq_timestamp` (us) and
-        `item.enq_qdepth` (packets already in the queue) when the item has them."""
-        with self._lock:
+        """Queue `item`; False when the queue is full (tail drop) or closed. Sets `item.enq_timestamp` (us) and
+        `item.enq_qdepth` (packets already in the queue): items must have both attributes."""
+        with self.lock:
             return self.enqueue_locked(port, priority, item)
 
     def enqueue_locked(self, port: int, priority: int, item: Any) -> bool:
-        """`enqueue` for a caller that already holds `lock` (the switch worker holds it for a whole batch)."""
+        """`enqueue` for a caller that already holds `lock` (the switch worker holds it for a whole batch, and
+        calls this once per packet: hence the flat code)."""
+        q = self._queues.get((port, priority))
+        if q is None:
+            if port == self._refused_port:
+                return False
+            q = self._queue(port, priority)
         if self._closed:
             return False
-        q = self._queues.get((port, priority)) or self._queue(port, priority)
         items = q.items
         depth = len(items)
         if depth >= q.capacity and not self.unbounded:
@@ -196,24 +203,24 @@ class TrafficManager:
         clock_ns = self._clock_ns
         if clock_ns is not None:  # one reading for the departure time and the timestamp
             ns = clock_ns()
-            now = ns * 1e-9
-            stamp = (ns - self._epoch_ns) // 1000
+            now = self._last_now = ns * 1e-9
+            item.enq_timestamp = (ns - self._epoch_ns) // 1000
         else:
-            now = self._clock()
-            stamp = -1
-        self._last_now = now
-        if q.delay and not self.unbounded:
-            departure = max(now, q.last_departure + q.delay)
+            now = self._last_now = self._clock()
+            item.enq_timestamp = self._clock_us()
+        item.enq_qdepth = depth
+        delay = q.delay
+        if delay and not self.unbounded:
+            departure = q.last_departure + delay
+            if departure < now:
+                departure = now
             q.last_departure = departure
         else:
             departure = now  # unshaped: no rate state; kept for ranking equal priorities across ports (FIFO)
-        if hasattr(item, "enq_qdepth"):
-            item.enq_qdepth = depth
-            item.enq_timestamp = stamp if stamp >= 0 else self._clock_us()
         items.append((departure, item))
         q.enqueued += 1
         self._size += 1
-        if depth == 0:
+        if not depth:
             self._nonempty.add((port, priority))
         if self._waiters:
             self._cond.notify()
@@ -222,27 +229,27 @@ class TrafficManager:
     def poll(self) -> tuple[tuple[int, int, Any, int] | None, float | None]:
         """Non-blocking dequeue for a worker that also waits on other work: `(packet or None, seconds until the
         next packet may leave or None when every queue is empty)`."""
-        with self._lock:
+        with self.lock:
             return self.poll_locked()
 
     def poll_locked(self) -> tuple[tuple[int, int, Any, int] | None, float | None]:
         """`poll` for a caller that already holds `lock`."""
         nonempty = self._nonempty
         if len(nonempty) == 1:  # the usual case under load: one busy queue, nothing to rank (per packet)
-            for key in nonempty:
-                q = self._queues[key]
-                items = q.items
-                departure, paused_until = items[0][0], q.paused_until
-                last = self._last_now
-                if departure > last or paused_until > last:  # not known to be due: read the clock
-                    last = self._last_now = self._clock()
-                if departure <= last and paused_until <= last:
-                    item = items.popleft()[1]
-                    self._size -= 1
-                    if not items:
-                        nonempty.discard(key)
-                    return (key[0], key[1], item, len(items)), 0.0
-                return self._take(last)
+            (key,) = nonempty
+            q = self._queues[key]
+            items = q.items
+            departure, paused_until = items[0][0], q.paused_until
+            last = self._last_now
+            if departure > last or paused_until > last:  # not known to be due: read the clock
+                last = self._last_now = self._clock()
+            if departure <= last and paused_until <= last:
+                item = items.popleft()[1]
+                self._size -= 1
+                if not items:
+                    nonempty.discard(key)
+                return (key[0], key[1], item, len(items)), 0.0
+            return self._take(last)
         now = self._last_now = self._clock()
         return self._take(now)
 
@@ -274,7 +281,7 @@ class TrafficManager:
     def dequeue(self, timeout: float | None = None) -> tuple[int, int, Any, int] | None:
         """The next packet allowed to leave: `(port, priority, item, depth_after)`; None on timeout/close."""
         deadline = None if timeout is None else self._clock() + timeout
-        with self._lock:
+        with self.lock:
             while True:
                 if self._closed:
                     return None
@@ -295,7 +302,7 @@ class TrafficManager:
 
     def close(self) -> None:
         """Wake every waiting dequeuer; later enqueues are refused."""
-        with self._lock:
+        with self.lock:
             self._closed = True
             self._cond.notify_all()
 
