@@ -164,7 +164,7 @@ def sat_add_ovf(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> tuple[n
     """`a |+| b` and, per lane, whether it saturated, i.e. whether the clamped sum differs from the exact one. That
     is what the aggregation idiom `if ((bit<W>)sat != a + b) { flag = 1; }` tests: the wrapping sum mod 2^W equals
     the clamped one exactly when nothing was clamped (a clamped sum is off by less than 2^W and by more than 0).
-    The vectoriser fuses the two statements into this call (`vector.fuse_saturation_flags`): the compare reuses
+    The vectoriser fuses the two statements into this call (`vector._Emitter.saturation_flag`): the compare reuses
     the int64 sum instead of a second add, a view and a compare of its own."""
     if a.__class__ is _ndarray:  # the idiom's case: two lane vectors, without `_wide`'s dispatch
         r = a.astype(i64)

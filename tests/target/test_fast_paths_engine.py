@@ -397,3 +397,162 @@ def test_sub_byte_fields_in_one_struct_call_keep_the_wire_layout() -> None:
         want_ip[10] = (ip[10] + 3) % (1 << 30)
         want_mac = [mac[0], mac[1], (mac[2] + 2) % 16, mac[3]]
         assert out == _pack_bits(want_ip, IP_WIDTHS) + _pack_bits(want_mac, (48, 48, 4, 12)) + b"tail"
+
+
+# ------------------------------------------------------------ stores of a reinterpreting cast take its source
+CAST_DECLS = f"""
+header ctl_t {{ bit<8> slot; bit<16> k; }}
+header a_t {{ {vs.fields(32, L)} }}
+header b_t {{ {vs.fields(16, L, prefix="w")} }}
+header f_t {{ bit<8> flags; }}
+struct headers_t {{ ctl_t ctl; a_t a; b_t b; f_t f; }}
+"""
+CAST_LOCALS = vs.lanes("register<bit<16>>(4) q{n};", L) + """
+    action casts() {
+        bit<32> s = (bit<32>) h.ctl.slot;
+        """ + vs.lanes("""{ bit<16> t; q{n}.read(t, s); int<16> v = (int<16>)t |-| (int<16>)h.b.w{n};
+            q{n}.write(s, (bit<16>)v); h.b.w{n} = (bit<16>)v; }""", L) + """
+        """ + vs.lanes("""if (h.a.v{n} > 0x40000000) { h.a.v{n} = (bit<32>)((int<32>)h.a.v{n} |-| 0x50000000); }""",
+                       L) + """
+    }
+"""
+
+
+def test_stores_of_a_reinterpreting_cast_take_its_source_and_match_the_scalar_code() -> None:
+    """`(bit<16>)v` of an int<16> lane vector stored into a bit<16> register row or field run: the store takes `v`
+    itself (numpy's assignment converts same-size integers bit for bit, negative lanes included); under a lane
+    mask the value goes through `where` as before."""
+    text = vs.program(decls=CAST_DECLS, parser="state start { pkt.extract(h.ctl); pkt.extract(h.a); "
+                      "pkt.extract(h.b); pkt.extract(h.f); transition accept; }", ingress="casts(); sm.egress_spec = 1;",
+                      ingress_locals=CAST_LOCALS,
+                      deparser="pkt.emit(h.ctl); pkt.emit(h.a); pkt.emit(h.b); pkt.emit(h.f);")
+    vec, scalar, log = vs.compile_both(text, "cast_stores")
+    assert sum(1 for _, outcome in log if outcome == "vectorised") == 2, log
+    stores = [line.strip() for line in vec.source.splitlines()
+              if line.strip().startswith(("VS0_1[", "p_h.b._r", "_p_h_b._r")) and " = " in line]
+    assert len(stores) == 2 and not any(".view(" in s.split(" = ", 1)[1] for s in stores), stores
+    assert "_vx.where(" in vec.source  # the masked run
+    rng = random.Random(31)
+    frames = [bytes([rng.randrange(6)]) + struct.pack(">H", _pick(rng, EDGES16, 16))
+              + struct.pack(f">{L}I", *(_pick(rng, EDGES32, 32) for _ in range(L)))
+              + struct.pack(f">{L}H", *(_pick(rng, EDGES16, 16) for _ in range(L))) + b"\x00" for _ in range(300)]
+    vs.assert_same(vec, scalar, frames)
+    # negative results reached the stores (the case a bit-for-bit conversion must get right)
+    assert any(cell >= 0x8000 for cells in vec.registers().values() for cell in cells)
+
+
+# ------------------------------------------------------- the saturating-add flag idiom: fused only in its shape
+FUSE_DECLS = f"""
+header ctl_t {{ bit<8> slot; bit<8> pad; }}
+header a_t {{ {vs.fields(32, L)} }}
+header d_t {{ {vs.fields(32, L, prefix="y")} }}
+header e_t {{ {vs.fields(32, L, prefix="z")} }}
+header g_t {{ {vs.fields(32, L, prefix="u")} }}
+header f_t {{ bit<8> flags; }}
+struct headers_t {{ ctl_t ctl; a_t a; d_t d; e_t e; g_t g; f_t f; }}
+"""
+FUSE_META = "bit<1> f1; bit<1> f2; bit<1> f3; bit<1> f4;"
+FUSE_LOCALS = vs.lanes("register<bit<32>>(4) r{n};", L) + """
+    action fuse() {
+        bit<32> s = (bit<32>) h.ctl.slot;
+        """ + vs.lanes("""{ bit<32> t; r{n}.read(t, s); int<32> v; v = (int<32>)t |+| (int<32>)h.a.v{n};
+            if ((bit<32>)v != t + h.a.v{n}) { m.f1 = 1; } r{n}.write(s, (bit<32>)v); }""", L) + """
+        """ + vs.lanes("""{ int<32> v = (int<32>)h.d.y{n} |+| (int<32>)h.a.v{n};
+            if ((bit<32>)v != h.d.y{n} + h.e.z{n}) { m.f2 = 1; } h.d.y{n} = (bit<32>)v; }""", L) + """
+        """ + vs.lanes("""{ int<32> v = (int<32>)h.e.z{n} |+| (int<32>)h.a.v{n};
+            if ((bit<32>)v != h.a.v{n} + h.e.z{n}) { m.f3 = 1; } h.e.z{n} = (bit<32>)v; }""", L) + """
+        """ + vs.lanes("""if (h.g.u{n} != 0) { int<32> v = (int<32>)h.g.u{n} |+| (int<32>)h.a.v{n};
+            if ((bit<32>)v != h.g.u{n} + h.a.v{n}) { m.f4 = 1; } h.g.u{n} = (bit<32>)v; }""", L) + """
+    }
+"""
+FUSE_INGRESS = ("m.f1 = 0; m.f2 = 0; m.f3 = 0; m.f4 = 0; fuse(); h.f.flags = (bit<8>)m.f1 | ((bit<8>)m.f2 << 1) "
+                "| ((bit<8>)m.f3 << 2) | ((bit<8>)m.f4 << 3); sm.egress_spec = 1;")
+
+
+def test_saturation_flag_is_fused_only_in_its_exact_shape() -> None:
+    """Decided from the IR when the two statements are emitted: a sum assigned to a declared local and a test of
+    the operands in the other order are the idiom; a test against another field's sum, or the idiom under a lane
+    mask, stay a saturating add and a compare. Each run against the scalar code, each flag both set and clear."""
+    text = vs.program(decls=FUSE_DECLS, parser="state start { pkt.extract(h.ctl); pkt.extract(h.a); "
+                      "pkt.extract(h.d); pkt.extract(h.e); pkt.extract(h.g); pkt.extract(h.f); transition accept; }",
+                      ingress=FUSE_INGRESS, meta=FUSE_META, ingress_locals=FUSE_LOCALS,
+                      deparser="pkt.emit(h.ctl); pkt.emit(h.a); pkt.emit(h.d); pkt.emit(h.e); pkt.emit(h.g); "
+                               "pkt.emit(h.f);")
+    vec, scalar, log = vs.compile_both(text, "fuse_shapes")
+    assert sum(1 for _, outcome in log if outcome == "vectorised") == 4, log
+    body = vec.source.split("def build", 1)[1]
+    assert body.count("_vx.sat_add_ovf(") == 2 and body.count("_vx.sat_add(") == 2, body
+    rng = random.Random(41)
+    frames = []
+    for _ in range(300):
+        small = rng.random() < 0.6  # most frames overflow nowhere, the others somewhere
+        runs = [struct.pack(f">{L}I", *((rng.getrandbits(24) if small else _pick(rng, EDGES32, 32))
+                                         for _ in range(L))) for _ in range(4)]
+        frames.append(bytes([rng.randrange(6), 0]) + b"".join(runs) + b"\x00")
+    vs.assert_same(vec, scalar, frames)
+    seen = {vec.run(f)[0][-1] for f in frames[:80]}
+    # f2 compares with another field's sum (set nearly always): the compare is what the scalar code checks
+    assert all({v >> bit & 1 for v in seen} == {0, 1} for bit in (0, 2, 3)), seen
+
+
+# ------------------------------------------------------ register row copies: decided from the emitter's uses
+ESC_DECLS = f"""
+header ctl_t {{ bit<8> slot; bit<32> k; }}
+header a_t {{ {vs.fields(32, L)} }}
+header b_t {{ {vs.fields(32, L, prefix="w")} }}
+header c_t {{ {vs.fields(32, L, prefix="x")} }}
+struct headers_t {{ ctl_t ctl; a_t a; b_t b; c_t c; }}
+"""
+ESC_LOCALS = vs.lanes("register<bit<32>>(4) r{n}; register<bit<32>>(4) q{n}; register<bit<32>>(4) p{n};", L) + """
+    action rows() {
+        bit<32> s = (bit<32>) h.ctl.slot;
+        """ + vs.lanes("""{ bit<32> t; r{n}.read(t, s); h.a.v{n} = (t ^ h.ctl.k) + (h.a.v{n} - t); }""", L) + """
+        """ + vs.lanes("""{ bit<32> t; q{n}.read(t, s); t = t + h.ctl.k; q{n}.write(s, t); h.b.w{n} = t; }""", L) + """
+        """ + vs.lanes("""{ bit<32> t; p{n}.read(t, s); int<32> v = (int<32>)t |+| (int<32>)h.c.x{n};
+            p{n}.write(s, (bit<32>)v); h.c.x{n} = (bit<32>)v; }""", L) + """
+    }
+"""
+
+
+def test_a_row_local_keeps_its_copy_when_rebound_or_viewed() -> None:
+    """The row read's copy goes only when every use the emitter wrote is an operand of a fresh-array operator: a
+    local used so (run 1) reads the row in place; one rebound (`t = t + k`, run 2) or reinterpreted by a cast (a
+    `view` aliasing the row, run 3) keeps its copy. Against the scalar code on random inputs."""
+    text = vs.program(decls=ESC_DECLS, parser="state start { pkt.extract(h.ctl); pkt.extract(h.a); "
+                      "pkt.extract(h.b); pkt.extract(h.c); transition accept; }", ingress="rows(); sm.egress_spec = 1;",
+                      ingress_locals=ESC_LOCALS, deparser="pkt.emit(h.ctl); pkt.emit(h.a); pkt.emit(h.b); "
+                                                          "pkt.emit(h.c);")
+    vec, scalar, log = vs.compile_both(text, "row_escapes")
+    assert sum(1 for _, outcome in log if outcome == "vectorised") == 3, log
+    reads = [line.strip() for line in vec.source.splitlines() if f"else _vx.zeros({L}, _vx.u32)" in line]
+    assert [".copy()" in r for r in reads] == [False, True, True], reads
+    rng = random.Random(51)
+    frames = [bytes([rng.randrange(6)]) + struct.pack(">I", _pick(rng, EDGES32, 32))
+              + struct.pack(f">{3 * L}I", *(_pick(rng, EDGES32, 32) for _ in range(3 * L))) for _ in range(200)]
+    vs.assert_same(vec, scalar, frames)
+
+
+def test_an_empty_control_is_one_without_statements_locals_or_parameters() -> None:
+    """Decided from the IR: `;` and nested empty blocks are nothing (no call), a control-level local with an
+    initialiser is something (its entry point still calls it), and the program behaves the same either way."""
+    text = vs.PRELUDE + """
+header e_t { bit<48> d; bit<48> s; bit<16> t; }
+struct headers_t { e_t e; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.e); transition accept; } }
+control VC(inout headers_t h, inout meta_t m) { apply { ; { } { ; } } }
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { sm.egress_spec = 3; } }
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { bit<8> y = 7; apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { { } } }
+control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.e); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+    compiled = compile_text(text, "empty_ir")
+    source = compiled.python_source
+    for role in ("verify_checksum", "compute_checksum"):
+        assert f"    def {role}(ctx):\n        pass\n" in source, role
+    for role in ("ingress", "egress"):
+        assert f"    def {role}(ctx):\n        try:\n" in source, role
+    out, port, _ctx = vs.Harness(compiled).run(bytes(range(14)) + b"pay")
+    assert port == 3 and out == bytes(range(14)) + b"pay"
