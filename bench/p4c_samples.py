@@ -3,8 +3,9 @@
 Issue 16's third criterion. The data is p4c's public testdata, fetched by hand into a folder laid out as p4c's
 (`p4_16_samples/NAME.p4`, `NAME.stf`, included files; `p4_16_samples_outputs/NAME.p4.p4info.txtpb`) and never
 committed here. Beside them, `fetch.json` records what the fetch saw: `frame` (the .stf file names listed, in
-p4c's folder), `absent` (paths looked up that p4c does not have) and `unusable` (path -> why: truncated, or an
-older format than p4c writes today).
+p4c's folder, then those found by looking a path up past the listing's cap, also under `frame_looked_up`), `absent`
+(paths looked up that the index does not have) and `unusable` (path -> why: truncated, or an older format or
+program than p4c tests today).
 
 The sample: every `-bmv2` .stf of the frame (not ebpf/ubpf/psa/pna/tc/dpdk), sorted, shuffled with `--seed`;
 the packet set is the first `--count` v1model programs (a program that does not include v1model.p4 is skipped).
