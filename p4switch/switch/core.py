@@ -392,37 +392,26 @@ class Switch:
                 pass  # the pipe is full (the worker will wake anyway) or closed (stopping)
 
     def _run_one(self) -> tuple[bool, float | None]:
-        """One unit of pipeline work, if there is any: a packet allowed to leave goes through egress, else the
-        next input through ingress. Returns (did work, seconds until a queued packet may leave or None)."""
-        with self._work_lock:
-            self._debug = log.isEnabledFor(logging.DEBUG)
-            got, wake = self.tm.poll() if len(self.tm) else (None, None)
-            if got is not None:
-                self._egress_one(*got)
-                return True, 0.0
-            with self._in_lock:
-                if self._input_hi:
-                    pkt = self._input_hi.popleft()
-                elif self._input_lo:
-                    pkt = self._input_lo.popleft()
-                else:
-                    return False, wake
-            self._ingress_one(pkt)
-            return True, 0.0
+        """One unit of pipeline work, if there is any (a batch of one, in the calling thread): a packet allowed
+        to leave goes through egress, else the next input through ingress. Returns (did work, seconds until a
+        queued packet may leave or None)."""
+        done, wake = self._run_batch(1)
+        return done > 0, wake
 
     def _run_batch(self, budget: int) -> tuple[int, float | None]:
-        """Up to `budget` units of pipeline work under one hold of the work lock and the traffic manager's lock
-        (the worker's): `_run_one`'s order (a packet allowed to leave first, then the next input), with no
-        per-packet lock or in-flight update (the batch's net change is applied once at the end). The engine's
-        enqueue is the traffic manager's lock-held one for the batch, and its transmit queues each frame for its
-        port's burst (`_tx_for_batch`) unless something needs the frame on the way (capture, output callbacks,
-        impairments, debug log: `_transmit`); those are read at the batch's start, so a callback or impairment
-        added meanwhile applies from the next batch. Returns (units done, seconds until a queued packet may
-        leave or None)."""
+        """Up to `budget` units of pipeline work under one hold of the work lock and the traffic manager's lock:
+        a packet allowed to leave goes through egress first, else the next input (resubmitted/recirculated before
+        new) through ingress; no per-packet lock or in-flight update (the batch's net change is applied once at
+        the end). The engine's enqueue is the traffic manager's lock-held one for the batch, and its transmit
+        queues each frame for its port's burst (`_tx_for_batch`) unless something needs the frame on the way
+        (capture, output callbacks, impairments, debug log: `_transmit`); those are read at the batch's start,
+        so a callback or impairment added meanwhile applies from the next batch. Each port's burst leaves at the
+        end. The worker runs batches of `WORK_BATCH`; `wait_idle` runs batches of one in its own thread.
+        Returns (units done, seconds until a queued packet may leave or None)."""
         done = ingressed = 0
         wake: float | None = None
         tm, hi, lo, engine = self.tm, self._input_hi, self._input_lo, self.engine
-        poll, ingress, egress = tm.poll_locked, self._ingress, self._egress
+        poll, ingress, egress = tm.poll_locked, engine.ingress, engine.egress
         with self._work_lock:
             self._debug = debug = log.isEnabledFor(logging.DEBUG)
             self._in_batch = True
@@ -437,7 +426,14 @@ class Switch:
                             got, wake = poll()
                             if got is not None:
                                 done += 1
-                                egress(*got)
+                                port, _prio, item, depth = got
+                                if item.pipeline is not self._pipeline:
+                                    self.dropped_stale += 1  # queued before a pipeline swap
+                                    continue
+                                try:
+                                    egress(item, port, depth)
+                                except Exception as exc:
+                                    self._packet_failed("egress", port, exc)
                                 continue
                         else:
                             wake = None
@@ -451,7 +447,17 @@ class Switch:
                             break
                         done += 1
                         ingressed += 1
-                        ingress(pkt)
+                        pipeline = self._pipeline
+                        if pipeline is None:
+                            self.dropped_no_pipeline += 1
+                            continue
+                        if debug:
+                            log.debug("packet %d: ingress on port %d, %d bytes", pkt.packet_id, pkt.port,
+                                      len(pkt.data))
+                        try:
+                            ingress(pipeline, pkt)
+                        except Exception as exc:
+                            self._packet_failed("ingress", pkt.port, exc)
             finally:
                 engine.enqueue, engine.transmit = self._tm_enqueue, self._transmit
                 self._in_batch = False
@@ -466,6 +472,11 @@ class Switch:
                     if delta:
                         self._busy(delta)
         return done, wake
+
+    def _packet_failed(self, stage: str, port: int, exc: Exception) -> None:
+        """A packet the pipeline raised on is dropped and counted, with one log line (not a crash)."""
+        self.engine.counters.errors += 1
+        log_packet_error(stage, port, exc)
 
     def _tx_for_batch(self, queues: dict[int, Callable[[bytes], None]]) -> Callable[[int, bytes], None]:
         """The engine's transmit inside a batch with nothing on the way: a frame for a port with a burst queue
@@ -545,26 +556,6 @@ class Switch:
             finally:
                 self._sleeping = False
 
-    def _ingress(self, pkt: IngressPacket) -> None:
-        """One ingress pass; the caller accounts for the packet leaving the input buffer."""
-        pipeline = self._pipeline
-        if pipeline is None:
-            self.dropped_no_pipeline += 1
-            return
-        if self._debug:
-            log.debug("packet %d: ingress on port %d, %d bytes", pkt.packet_id, pkt.port, len(pkt.data))
-        try:
-            self.engine.ingress(pipeline, pkt)
-        except Exception as exc:
-            self.engine.counters.errors += 1
-            log_packet_error("ingress", pkt.port, exc)
-
-    def _ingress_one(self, pkt: IngressPacket) -> None:
-        try:
-            self._ingress(pkt)
-        finally:
-            self._busy(-1)
-
     def _tm_enqueue(self, port: int, priority: int, item: QueuedPacket) -> bool:
         """The engine's enqueue outside a batch (a batch uses the traffic manager's lock-held one directly and
         counts its in-flight change from the queues' size). The drop port has no queue: the manager refuses it."""
@@ -575,23 +566,6 @@ class Switch:
             self._busy(1)
             return True
         return False
-
-    def _egress(self, port: int, _prio: int, item: QueuedPacket, depth: int) -> None:
-        """One egress pass; the caller accounts for the packet leaving the traffic manager."""
-        try:
-            if item.pipeline is not self._pipeline:
-                self.dropped_stale += 1
-            else:
-                self.engine.egress(item, port, depth)
-        except Exception as exc:
-            self.engine.counters.errors += 1
-            log_packet_error("egress", port, exc)
-
-    def _egress_one(self, port: int, prio: int, item: QueuedPacket, depth: int) -> None:
-        try:
-            self._egress(port, prio, item, depth)
-        finally:
-            self._busy(-1)
 
     def _transmit(self, port: int, frame: bytes) -> None:
         """The engine's transmit outside a batch's fast path (`_tx_for_batch`): an egress impairment, else out."""
