@@ -346,6 +346,21 @@ def test_sat_add_ovf_is_the_clamped_sum_and_the_wrapping_compare() -> None:
         assert mask.tolist() == (got.view(ut) != wrapped).tolist() and mask.any() and not mask.all()
 
 
+def test_sat_add_ovf_in_the_lanes_dtype_equals_the_int64_path() -> None:
+    """Two lane vectors of the type's width take the same-dtype path (wrapping sum, sign test, clamp only where a
+    lane overflowed); anything else the int64 path. Both on the same lanes, every lane's sum and flag alike."""
+    rng = np.random.default_rng(9)
+    for width, dt in ((8, np.int8), (16, np.int16), (32, np.int32)):
+        lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
+        for k in (0, 1, -1, hi, lo, int(rng.integers(lo, hi + 1))):
+            a = np.concatenate([rng.integers(lo, hi + 1, 1000), [hi, lo, 0, -1, hi, lo]]).astype(dt)
+            same = vecops.sat_add_ovf(a, np.full(a.size, k, dt), width, True, np.dtype(dt))
+            wide = vecops.sat_add_ovf(a, k, width, True, np.dtype(dt))  # a Python int: the int64 path
+            assert same[0].dtype == wide[0].dtype == np.dtype(dt)
+            assert same[0].tolist() == wide[0].tolist() and same[1].tolist() == wide[1].tolist(), (width, k)
+            assert same[0].tolist() == [min(max(int(x) + k, lo), hi) for x in a]
+
+
 # ------------------------------------------------------------------ headers of sub-byte fields: one struct call
 CHUNKS = vs.PRELUDE + """
 header ip_t { bit<4> version; bit<4> ihl; bit<8> tos; bit<16> len; bit<3> flags; bit<13> frag; bool b;
