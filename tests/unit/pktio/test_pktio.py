@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pktio.mmsg import MmsgReceiver, MmsgSender
+from pktio.mmsg import BurstSender, MmsgReceiver, MmsgSender
 from pktio.netns import entered
 from pktio.ring import RxRing
 
@@ -43,6 +43,23 @@ def test_sendmmsg_sends_a_burst_in_order_and_skips_what_the_kernel_refuses() -> 
         assert sender.calls <= 7  # 200 datagrams in bursts of up to 64, plus the lone oversized one
         b.settimeout(2.0)
         assert [b.recv(65536) for _ in range(200)] == data
+    finally:
+        a.close()
+        b.close()
+
+
+def test_burst_sender_sends_a_list_in_order_grows_and_skips_what_the_kernel_refuses() -> None:
+    a, b = udp_pair()
+    try:
+        sender = BurstSender(a, burst=8, buffer=256)  # smaller than the bursts below: it must grow
+        data = [bytes([i]) * (1 + i * 5) for i in range(100)]
+        assert sender.send(data[:50]) == 50
+        assert sender.send([data[50], bytes(70000), *data[51:]]) == 50  # over UDP's 65507: refused alone
+        assert sender.send([]) == 0
+        assert sender.sent == 100 and sender.errors == 1
+        assert sender.calls == 4  # one sendmmsg per burst, two more around the refused datagram
+        b.settimeout(2.0)
+        assert [b.recv(65536) for _ in range(100)] == data
     finally:
         a.close()
         b.close()
@@ -183,6 +200,29 @@ def test_ring_skips_frames_another_socket_sends_on_its_interface(veth: str, kern
         ring.close()
         for s in (tx, rx, other):
             s.close()
+
+
+@pytest.mark.root
+def test_ring_discard_counts_frames_without_handing_them_out(veth: str) -> None:
+    with entered(veth):
+        tx, rx = raw("x0"), raw("x1")
+    ring = RxRing(rx)
+    try:
+        rx.send(eth(99, 60))  # our own transmission: not counted
+        frames = [eth(i, size) for i, size in enumerate((60, 9014, 61, 15000, 70))]  # 15000: read whole, counted
+        for f in frames:
+            tx.send(f)
+        deadline, counted = time.monotonic() + 5.0, 0
+        while counted < len(frames) and time.monotonic() < deadline:
+            counted += ring.discard(3)  # three slots at a time: the walk resumes where it stopped
+            time.sleep(0.01)
+        assert counted == len(frames)
+        tx.send(eth(7, 64))  # the slots were handed back: the next frame is read normally
+        assert drain(ring, 1) == [eth(7, 64)]
+    finally:
+        ring.close()
+        tx.close()
+        rx.close()
 
 
 @pytest.mark.root

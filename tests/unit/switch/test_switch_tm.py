@@ -179,3 +179,11 @@ def test_poll_honours_a_pause_that_starts_after_the_packet_was_queued() -> None:
     clock.t += 0.25
     got, _ = tm.poll()
     assert got is not None and got[2].name == "b"
+
+
+def test_the_refused_port_gets_no_queue() -> None:
+    # v1model's drop port (511) is never a queue: the switch builds its manager with it refused
+    tm = TrafficManager(clock=FakeClock(), refused_port=511)
+    assert not tm.enqueue(511, 0, Item("dropped"))
+    assert tm.enqueue(3, 0, Item("kept"))
+    assert [s.port for s in tm.stats()] == [3] and len(tm) == 1
