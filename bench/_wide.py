@@ -9,7 +9,7 @@ import struct
 import time
 from typing import Any
 
-from bench._filemode import cycled, timed_run
+from bench._filemode import cycled, timed_run_flushed
 
 SLOTS = 16
 WORKERS = 4
@@ -139,8 +139,7 @@ def measure(n: int, packets: int, *, vectorise: bool) -> dict[str, Any]:
         compile_cpu = time.process_time() - started
     runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(5)}, clock=clock)
     frames = wide_frames(n, max(1, min(packets, 400) // WORKERS))
-    seconds, cpu = timed_run(runner, cycled(frames, min(len(frames), 40)), cycled(frames, packets))
-    emitted = sum(len(v) for v in runner.outputs().values())
+    seconds, cpu, emitted = timed_run_flushed(runner, cycled(frames, min(len(frames), 40)), cycled(frames, packets))
     return {
         "values_per_packet": n, "packets": packets, "frame_bytes": len(frames[0]), "frames_out": emitted,
         "vectorised_runs": sum(1 for _, outcome in log if outcome == "vectorised"),

@@ -243,6 +243,37 @@ def test_process_of_one_frame_equals_process_batch() -> None:
     assert cpu_frames and outputs[4] == cpu_frames and counters["dropped_ingress"] == 1
 
 
+def test_timed_run_flushed_counts_what_timed_run_keeps() -> None:
+    """The bench loop that drops output per input batch (as `FileModeRunner.run()` does after writing it) counts
+    exactly the frames the keep-everything loop leaves behind, with a batch boundary inside the run."""
+    from bench._filemode import cycled, timed_run, timed_run_flushed
+    from bench._wide import wide_frames, wide_program
+    from p4switch.codegen.audit import compile_generated
+    from p4switch.device_loader import LoadedProgram
+    from p4switch.switch.filemode import FileModeRunner, TickClock
+    from p4switch.switch.pipeline import instantiate
+
+    n = max(vector.MIN_LANES, 16)
+    compiled = compile_text(wide_program(n), "wide_flushed")
+    code = compile_generated(compiled.python_source, "<pipeline wide_flushed>")
+    frames = wide_frames(n, 10, seed=5)
+    frames.insert(13, frames[12])  # a duplicate contribution: dropped, so not every frame comes out
+    counts = []
+    for flushed in (False, True):
+        clock = TickClock()
+        loaded = LoadedProgram("wide_flushed", compiled.p4info, compiled.runtime_config, code, "")
+        runner = FileModeRunner(instantiate(compiled.p4info, loaded, seed=1, clock_us=clock),
+                                {p: f"p{p}" for p in range(5)}, clock=clock)
+        if flushed:
+            _s, _c, out = timed_run_flushed(runner, cycled(frames, 4), cycled(frames, 83), every=16)
+            assert all(len(v) <= 16 for v in runner.outputs().values())
+        else:
+            timed_run(runner, cycled(frames, 4), cycled(frames, 83))
+            out = sum(len(v) for v in runner.outputs().values())
+        counts.append(out)
+    assert counts[0] == counts[1] and 0 < counts[0] < 83
+
+
 # ------------------------------------------------------------------------------- register rows read without a copy
 ROWS_DECLS = f"""
 header ctl_t {{ bit<8> slot; bit<32> k; }}
