@@ -716,7 +716,8 @@ class ModuleGen:
         out += [
             "class Program:",
             "    __slots__ = ('init', 'parse', 'verify_checksum', 'ingress', 'egress', 'compute_checksum', 'deparse',",
-            "                 'clone_ctx', 'save_field_list', 'restore_field_list', 'reset_metadata', 'errors')",
+            "                 'clone_ctx', 'save_field_list', 'restore_field_list', 'reset_metadata', 'errors',",
+            "                 'egress_noop')",
             "",
             "",
             "def build(rt):",
@@ -833,6 +834,8 @@ class ModuleGen:
             "    prog.restore_field_list = restore_field_list",
             "    prog.reset_metadata = reset_metadata",
             "    prog.errors = ERRORS",
+            # the engine skips egress's metadata when nothing can read it (v1model.V1Model.egress)
+            f"    prog.egress_noop = {self.block_fn(b['egress']) in self.empty_controls}",
             "    return prog",
         ]
         return lines

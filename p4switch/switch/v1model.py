@@ -249,24 +249,29 @@ class V1Model:
         pipeline = item.pipeline
         program = pipeline.program
         ctx = item.ctx
-        sm = ctx.sm
-        now = self.clock_us()
-        sm.egress_global_timestamp = now & MASK_48
-        sm.enq_timestamp = item.enq_timestamp & MASK_32
-        sm.enq_qdepth = item.enq_qdepth & MASK_19
-        sm.deq_timedelta = (now - item.enq_timestamp) & MASK_32
-        sm.deq_qdepth = deq_qdepth & MASK_19
-        sm.egress_port = port
-        sm.egress_spec = EGRESS_SPEC_AT_EGRESS
-        sm.packet_length = item.length
-        program.egress(ctx)
+        # An empty egress control (`Program.egress_noop`, decided by the compiler) reads nothing, clones nothing
+        # and drops nothing, and no later block can read the standard metadata it would have seen (the checksum
+        # control and the deparser take headers and user metadata only; a recirculation starts from zeroed
+        # metadata): all of it is skipped, which is most of this pass for such programs.
+        if not getattr(program, "egress_noop", False):
+            sm = ctx.sm
+            now = self.clock_us()
+            sm.egress_global_timestamp = now & MASK_48
+            sm.enq_timestamp = item.enq_timestamp & MASK_32
+            sm.enq_qdepth = item.enq_qdepth & MASK_19
+            sm.deq_timedelta = (now - item.enq_timestamp) & MASK_32
+            sm.deq_qdepth = deq_qdepth & MASK_19
+            sm.egress_port = port
+            sm.egress_spec = EGRESS_SPEC_AT_EGRESS
+            sm.packet_length = item.length
+            program.egress(ctx)
 
-        if ctx.clone_requests:
-            self._egress_clone(pipeline, ctx, item.length)
+            if ctx.clone_requests:
+                self._egress_clone(pipeline, ctx, item.length)
 
-        if sm.egress_spec == DROP_PORT:
-            self.counters.dropped_egress += 1
-            return
+            if sm.egress_spec == DROP_PORT:
+                self.counters.dropped_egress += 1
+                return
         program.compute_checksum(ctx)
         data = program.deparse(ctx)
 

@@ -274,6 +274,55 @@ def test_timed_run_flushed_counts_what_timed_run_keeps() -> None:
     assert counts[0] == counts[1] and 0 < counts[0] < 83
 
 
+def _program_dir(name: str) -> Path:
+    return Path(__file__).resolve().parent / "programs" / name
+
+
+def test_an_empty_egress_skips_its_metadata_and_changes_nothing() -> None:
+    """`Program.egress_noop` (an empty egress control): the engine skips egress's standard metadata. The same
+    frames through the same program with the flag cleared (the full egress pass) give the same frames, counters
+    and registers: aggregate_wide (multicast-free unicast, drops), an IPv4 checksum program (compute_checksum
+    still runs) and a truncating one; a program with an egress control keeps the full pass."""
+    from bench._wide import wide_frames, wide_program
+    from p4switch.codegen.audit import compile_generated
+    from p4switch.compiler import compile_file
+    from p4switch.device_loader import LoadedProgram
+    from p4switch.switch.filemode import FileModeRunner, TickClock
+    from p4switch.switch.pipeline import instantiate
+
+    n = max(vector.MIN_LANES, 16)
+    wide = wide_frames(n, 8, seed=6)
+    rng = random.Random(61)
+    # Ethernet + IPv4 (version 4, ihl 5) + random bytes, and a few frames of random bytes only
+    small = [bytes(rng.getrandbits(8) for _ in range(12)) + b"\x08\x00\x45"
+             + bytes(rng.getrandbits(8) for _ in range(rng.randrange(19, 80))) for _ in range(40)]
+    small += [bytes(rng.getrandbits(8) for _ in range(rng.randrange(14, 60))) for _ in range(10)]
+    cases = [(compile_text(wide_program(n), "wide_noop"), [*wide[:20], wide[18], *wide[20:]])]
+    for name in ("checksum_ipv4", "truncate_payload"):
+        prog = _program_dir(name) / "prog.p4"
+        frames = [f.read_bytes() for f in sorted(_program_dir(name).glob("*.bin"))] or small
+        cases.append((compile_file(prog), frames + small))
+    for compiled, frames in cases:
+        code = compile_generated(compiled.python_source, "<pipeline noop>")
+        runs = []
+        for noop in (True, False):
+            clock = TickClock()
+            loaded = LoadedProgram(compiled.name, compiled.p4info, compiled.runtime_config, code, "")
+            pipeline = instantiate(compiled.p4info, loaded, seed=1, clock_us=clock)
+            assert pipeline.program.egress_noop is True
+            pipeline.program.egress_noop = noop
+            runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(5)}, clock=clock)
+            for i, frame in enumerate(frames):
+                runner.process(1 + i % 3, frame, i)
+            registers = {r.name: list(r.cells) for r in pipeline.state.registers}
+            runs.append(({p: list(v) for p, v in runner.outputs().items()}, dict(vars(runner.engine.counters)),
+                         registers))
+        assert runs[0] == runs[1], compiled.name
+        assert sum(len(v) for v in runs[0][0].values()) > 0, compiled.name
+    clone = compile_file(_program_dir("clone_sessions") / "prog.p4")
+    assert "prog.egress_noop = False" in clone.python_source
+
+
 # ------------------------------------------------------------------------------- register rows read without a copy
 ROWS_DECLS = f"""
 header ctl_t {{ bit<8> slot; bit<32> k; }}
