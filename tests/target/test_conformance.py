@@ -1,16 +1,16 @@
 """The conformance corpus (tests/conformance, made with real p4c + BMv2): every case compiled with `p4ina compile`
 and run with `p4ina switch --use-files 0` through the command line; each port's packets must equal BMv2's byte for
-byte. Differences are bugs unless docs/targets.md lists them as accepted divergences (none so far)."""
+byte. Differences are bugs unless docs/targets.md lists them as accepted divergences (none so far). The commands run
+in processes forked from one that imported p4ina once (cli_forkserver.py); test_switch_filemode_cli.py runs
+`p4ina switch` in file mode as a new interpreter."""
 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from switch_cli_runner import run_switch
+from cli_forkserver import p4ina_run
 
 from p4switch.switch.ports import read_pcap
 
@@ -28,10 +28,8 @@ def compile_program(name: str, build_dir: Path) -> Path:
     out = build_dir / name
     config = out / f"{name}.json"
     if not config.exists():
-        result = subprocess.run(
-            [sys.executable, "-m", "p4ina", "compile", str(CONFORMANCE / "programs" / f"{name}.p4"), "-o", str(out)],
-            capture_output=True, text=True, timeout=300,
-        )
+        result = p4ina_run(["p4ina", "compile", str(CONFORMANCE / "programs" / f"{name}.p4"), "-o", str(out)],
+                           timeout=300)
         assert result.returncode == 0, f"p4ina compile {name}.p4 failed:\n{result.stderr}"
         assert config.exists(), f"p4ina compile wrote no {config.name} (got {sorted(p.name for p in out.iterdir())})"
     return config
@@ -49,10 +47,10 @@ def test_case_matches_bmv2(case: str, build_dir: Path, tmp_path: Path) -> None:
     case_dir = CONFORMANCE / "cases" / case
     config = compile_program(case, build_dir)
     shutil.copy(case_dir / "p0_in.pcap", tmp_path / "p0_in.pcap")
-    args = [str(config), "--use-files", "0", *(f"-i{p}@p{p}" for p in PORTS)]
+    args = ["p4ina", "switch", str(config), "--use-files", "0", *(f"-i{p}@p{p}" for p in PORTS)]
     if (case_dir / "entries.txtpb").exists():
         args += ["--entries", str(case_dir / "entries.txtpb")]
-    result = run_switch(args, tmp_path, timeout=600)
+    result = p4ina_run(args, cwd=tmp_path, timeout=600)
     assert result.returncode == 0, result.stderr
     problems = []
     for port in PORTS:

@@ -4,7 +4,6 @@ exactly the port its summary header says (1 IPv4, 2 IPv6, 3 other, 4 parser erro
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,8 +14,9 @@ from hypothesis import strategies as st
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 sys.path.insert(0, str(PROGRAMS))
 
+from cli_forkserver import p4ina_run  # noqa: E402
 from fuzz_parser.packets import templates  # noqa: E402
-from test_programs import compile_program, p4ina, read_output, require_commands, write_inputs  # noqa: E402
+from test_programs import compile_program, read_output, require_commands, write_inputs  # noqa: E402
 
 PORTS = (0, 1, 2, 3, 4)
 TEMPLATES = templates()
@@ -57,10 +57,10 @@ def test_random_and_mutated_packets_never_crash(compiled: Path, batch: list[byte
     for stale in compiled.glob("p*_*.pcap"):
         stale.unlink()
     write_inputs(compiled, PORTS, [(0, p) for p in batch])
-    cmd = [*p4ina(), "switch", str(compiled / "prog.json"), "--use-files", "0", "--files-dir", str(compiled)]
+    cmd = ["p4ina", "switch", str(compiled / "prog.json"), "--use-files", "0", "--files-dir", str(compiled)]
     for port in PORTS:
         cmd += ["-i", f"{port}@p{port}"]
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    run = p4ina_run(cmd, cwd=compiled, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "Traceback" not in run.stderr
 
