@@ -7,7 +7,14 @@ counterparts on random inputs:
   wire's big-endian fields, checked with `struct`;
 - a shift by a run-time amount, inlined for plain operands, is BMv2's: the low W bits, 0 when the amount is W or more;
 - an empty control's entry point does nothing, a non-empty one still runs;
-- `FileModeRunner.process` of one frame (no list, no loop) leaves what `process_batch` of that frame leaves.
+- `FileModeRunner.process` of one frame (no list, no loop) leaves what `process_batch` of that frame leaves;
+- `vecops.sat_add_ovf` in the lanes' own dtype (sign test, clamp only where a lane overflowed) equals the int64
+  path and the clamped sum; the saturating-add flag idiom is fused only in its exact shape (decided from the IR);
+- a store of a reinterpreting cast takes its source (no `view`), register row copies are kept for a rebound or
+  viewed local, empty controls are decided from the IR;
+- an empty egress control skips egress's metadata in the engine (`Program.egress_noop`) with the same frames,
+  counters and registers as the full pass;
+- the bench loop that drops output per input batch counts what the keep-everything loop keeps.
 """
 
 from __future__ import annotations
