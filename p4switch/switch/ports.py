@@ -150,8 +150,8 @@ class AfPacketPort:
     cannot be set up (or `io="socket"`), `recvfrom` per frame. Either way `recv_batch` returns what is waiting
     without blocking (the worker `select`s on `fileno()` when idle), and the kernel's copies of frames we
     transmitted (PACKET_OUTGOING) are skipped, otherwise the switch would see its own output.
-    Transmit: `queue` (a list's `append`) + `flush` send a burst with one `sendmmsg` per `TX_BATCH` frames (ring
-    mode; the worker's own frames), `send` sends one frame at once (any thread; the only path in socket mode).
+    Transmit: `queue` (a list's `append`) + `flush` send a burst with one `sendmmsg` (`pktio.mmsg.BurstSender`; ring
+    mode; frames of the thread running a batch), `send` sends one frame at once (any thread; socket mode's only path).
     """
 
     def __init__(self, port: int, ifname: str, io: str = "auto") -> None:
@@ -256,7 +256,7 @@ class AfPacketPort:
             self._send_errors += 1  # interface down or frame larger than its MTU: dropped, as on a real port
 
     def flush(self) -> None:
-        """Send the queued burst: one `sendmmsg` per `TX_BATCH` frames (more when the kernel refuses one)."""
+        """Send the queued burst: one `sendmmsg` (more when the kernel refuses a frame, which is dropped)."""
         burst = self._burst
         if burst and self._tx is not None:
             try:
