@@ -29,6 +29,11 @@ class QueueConfigError(P4SwitchError):
 
 @dataclass(slots=True, eq=False)
 class _Queue:
+    """One egress queue. Hashed by identity (`eq=False`): the set of non-empty queues holds the records."""
+
+    port: int
+    priority: int
+    order: int  # creation order: breaks ties between equally ranked heads in `_take` (deterministic)
     capacity: int
     delay: float = 0.0  # seconds between departures; 0 = no rate limit
     last_departure: float = 0.0
@@ -89,7 +94,7 @@ class TrafficManager:
         self._last_now = float("-inf")
         self._queues: dict[tuple[int, int], _Queue] = {}
         self._port_defaults: dict[int, dict[int, tuple[int | None, float | None]]] = {}
-        self._nonempty: set[tuple[int, int]] = set()
+        self._nonempty: set[_Queue] = set()
         # reentrant: the switch worker holds it for a whole batch (`enqueue_locked`, `poll_locked`), during which
         # an output callback may still reach a locking method (a PFC frame looped back into `pause`)
         self.lock = threading.RLock()
@@ -113,7 +118,7 @@ class TrafficManager:
     def _queue(self, port: int, priority: int) -> _Queue:
         q = self._queues.get((port, priority))
         if q is None:
-            q = _Queue(capacity=self._default_depth)
+            q = _Queue(port, priority, len(self._queues), capacity=self._default_depth)
             self._queues[(port, priority)] = q
         return q
 
@@ -221,7 +226,7 @@ class TrafficManager:
         q.enqueued += 1
         self._size += 1
         if not depth:
-            self._nonempty.add((port, priority))
+            self._nonempty.add(q)
         if self._waiters:
             self._cond.notify()
         return True
@@ -236,8 +241,7 @@ class TrafficManager:
         """`poll` for a caller that already holds `lock`."""
         nonempty = self._nonempty
         if len(nonempty) == 1:  # the usual case under load: one busy queue, nothing to rank (per packet)
-            (key,) = nonempty
-            q = self._queues[key]
+            (q,) = nonempty
             items = q.items
             departure, paused_until = items[0][0], q.paused_until
             last = self._last_now
@@ -247,18 +251,17 @@ class TrafficManager:
                 item = items.popleft()[1]
                 self._size -= 1
                 if not items:
-                    nonempty.discard(key)
-                return (key[0], key[1], item, len(items)), 0.0
+                    nonempty.discard(q)
+                return (q.port, q.priority, item, len(items)), 0.0
             return self._take(last)
         now = self._last_now = self._clock()
         return self._take(now)
 
     def _take(self, now: float) -> tuple[tuple[int, int, Any, int] | None, float | None]:
-        best: tuple[int, int] | None = None
-        best_key: tuple[int, float] = (-1, 0.0)
+        best: _Queue | None = None
+        best_key: tuple[int, float, int] = (-1, 0.0, 0)
         wake = float("inf")
-        for key in self._nonempty:
-            q = self._queues[key]
+        for q in self._nonempty:
             departure = q.items[0][0]
             if q.paused_until > now:
                 wake = min(wake, q.paused_until)
@@ -266,17 +269,16 @@ class TrafficManager:
             if departure > now:
                 wake = min(wake, departure)
                 continue
-            rank = (key[1], -departure)
+            rank = (q.priority, -departure, -q.order)  # higher priority, then earlier departure, then older queue
             if best is None or rank > best_key:
-                best, best_key = key, rank
+                best, best_key = q, rank
         if best is None:
             return None, (None if wake == float("inf") else max(wake - now, 0.0))
-        q = self._queues[best]
-        _, item = q.items.popleft()
+        _, item = best.items.popleft()
         self._size -= 1
-        if not q.items:
+        if not best.items:
             self._nonempty.discard(best)
-        return (best[0], best[1], item, len(q.items)), 0.0
+        return (best.port, best.priority, item, len(best.items)), 0.0
 
     def dequeue(self, timeout: float | None = None) -> tuple[int, int, Any, int] | None:
         """The next packet allowed to leave: `(port, priority, item, depth_after)`; None on timeout/close."""
