@@ -30,7 +30,7 @@ SINKS = ("counter", "ring")
 _GENERATOR = r"""
 import json, os, socket, sys, time
 sys.path.insert(0, sys.argv[4])
-from pktio.mmsg import MmsgSender
+from pktio.mmsg import BurstSender
 from pktio.ring import RxRing
 tx_if, rx_if, n, window, burst = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[5]), int(sys.argv[6])
 poll, sink = float(sys.argv[7]), sys.argv[8]
@@ -50,7 +50,7 @@ else:  # "counter": the far interface's receive counter; no socket, so no copy o
         return got
 tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 tx.bind((tx_if, 0))
-sender = MmsgSender(tx)
+sender = BurstSender(tx)
 sent = received = 0
 first = last = 0.0
 start, cpu_start = time.perf_counter(), time.process_time()
@@ -59,9 +59,7 @@ while received < n:
     room = min(window - (sent - received), n - sent)
     # top the window up in bursts (a frame at a time would cost a system call and a switch wake-up each)
     if room >= burst or (room > 0 and (sent - received < window // 2 or sent + room == n)):
-        for i in range(sent, sent + room):
-            sender.add(frames[i % len(frames)])
-        sender.flush()
+        sender.send([frames[i % len(frames)] for i in range(sent, sent + room)])
         sent += room
     got = arrived()
     now = time.perf_counter()
