@@ -86,11 +86,14 @@ def _run(out: Path, options: Mapping[str, Any], topo: str = TOPO, **run: Any) ->
 
 
 def loss_sweep(base: Path, losses: tuple[float, ...], size: int, count: int,
-               options: Mapping[str, Any]) -> list[dict[str, Any]]:
+               options: Mapping[str, Any], slots: int | None = None) -> list[dict[str, Any]]:
     """In-network int32 under `loss` % on every link (both directions of every host and switch link), one run per
-    loss rate; goodput relative to the lossless run, resends over packets sent, and how the losses were found."""
+    loss rate; goodput relative to the lossless run, resends over packets sent, and how the losses were found.
+    `slots`: the job's pool, if not the options' (docs/protocol.md compares pools)."""
     rows = []
     lossless: float | None = None
+    if slots is not None:
+        options = {**options, "slots": slots}
     for loss in losses:
         plan = build_plan(loss=str(loss)) if loss else build_plan()
         report = _run(base / f"loss-{loss:g}", options, size=size, count=count, faults=plan)
@@ -100,8 +103,17 @@ def loss_sweep(base: Path, losses: tuple[float, ...], size: int, count: int,
             continue
         row = {"loss_percent": loss, **mode_row(report, summary, len(report.workers)),
                "resent_fraction": resent_fraction(report, summary.mode)}
-        for key in ("fast_retransmissions", "timer_retransmissions"):
-            row[key] = int(sum(r.stats.get(key, 0) for r in report.worker_results if r.mode == summary.mode))
+        workers = [r for r in report.worker_results if r.mode == summary.mode]
+        for key in ("fast_retransmissions", "timer_retransmissions", "probes", "timeout_resets", "loss_decreases"):
+            row[key] = int(sum(r.stats.get(key, 0) for r in workers))
+        # Where a worker's time went, per call (the warm-up included): the next chunk waiting for its slot or the
+        # window, and the drain after the last new chunk (docs/protocol.md, "Flow control and loss recovery").
+        for key in ("window", "srtt_ms", "rto_ms"):  # after the last call, per worker
+            row[f"final_{key}"] = [r.stats.get(key) for r in workers]
+        calls = sum(r.stats.get("calls", 0) for r in workers)
+        for key in ("blocked_slot_seconds", "blocked_window_seconds", "drain_seconds"):
+            total = sum(r.stats.get(key, 0.0) for r in workers)
+            row[f"{key.removesuffix('_seconds')}_ms_per_call"] = round(1000 * total / calls, 2) if calls else None
         if loss == 0 and summary.correct:
             lossless = summary.goodput_gbps
         if lossless:

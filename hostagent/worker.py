@@ -61,10 +61,17 @@ class WorkerStats:
     bytes_sent: int = 0
     seconds: float = 0.0
     window: float = 0.0  # the congestion window (chunks) after the last call
+    srtt_ms: float = 0.0  # the smoothed round trip and the retransmission timeout after the last call
+    rto_ms: float = 0.0
     loss_decreases: int = 0
     delay_decreases: int = 0
     timeout_resets: int = 0
     tolerated_losses: int = 0  # losses the congestion window did not halve for: within its random-loss tolerance
+    # Where an exchange's time goes (seconds, summed over calls): the next chunk waiting for its slot (the previous
+    # use's RESULT) or for room in the congestion window, and the drain from the last new chunk to the last RESULT.
+    blocked_slot_seconds: float = 0.0
+    blocked_window_seconds: float = 0.0
+    drain_seconds: float = 0.0
 
     def as_dict(self) -> dict[str, float]:
         return dict(asdict(self))
@@ -103,6 +110,7 @@ class Worker:
         job_values: int | None = None,
         congestion: bool = True,
         fast_recovery: bool = True,
+        max_window: int | None = None,
     ) -> None:
         if not 0 <= job <= 0xFFFF:
             raise ProtocolError(f"job id {job} does not fit the 16-bit job_id field")
@@ -139,7 +147,11 @@ class Worker:
         # Like the RTT estimate, the window describes the path and outlives a call. Its floor of MIN_WINDOW chunks
         # keeps later RESULTs coming to show losses (RACK): at a window of 1 every loss waits for a timer, and
         # random loss on every link (5%) drove AIMD there (4 workers on the switch model: 27 s against 1.1 s).
-        self.congestion = CongestionWindow(pool_size, min_window=min(MIN_WINDOW, pool_size)) if congestion else None
+        # `max_window` (default: the pool) caps it lower. A pool twice the window would let a lost chunk block only
+        # its slot's next use, not every later send; measured on the emulated fabric it made round trips under
+        # loss 2-3x longer and the step slower (docs/protocol.md), so the default keeps the window at the pool.
+        cap = pool_size if max_window is None else max(1, min(max_window, pool_size))
+        self.congestion = CongestionWindow(cap, min_window=min(MIN_WINDOW, cap)) if congestion else None
         self.fast_recovery = fast_recovery
         self.stats = WorkerStats()
         self.last_exponent: int | None = None
@@ -320,6 +332,11 @@ class Worker:
             self.stats.timer_retransmissions += window.timer_retransmissions
             self.stats.probes += window.probes
             self.stats.spurious += window.spurious
+            self.stats.blocked_slot_seconds += window.blocked_slot
+            self.stats.blocked_window_seconds += window.blocked_window
+            self.stats.drain_seconds += window.drain
+            if self.rtt is not None and self.rtt.srtt is not None:
+                self.stats.srtt_ms, self.stats.rto_ms = round(1000 * self.rtt.srtt, 2), round(1000 * self.rtt.rto, 2)
             if self.congestion is not None:
                 cs = self.congestion.stats
                 self.stats.window = round(self.congestion.window, 2)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from hostagent.congestion import CongestionWindow
+from hostagent.transport import Frame, Transport
 from hostagent.window import SlotVersions, SlotWindow
+from hostagent.worker import Worker
 
 
 class Clock:
@@ -66,3 +68,23 @@ def test_a_pool_as_large_as_the_window_stalls_every_send_behind_one_unanswered_c
 def test_a_pool_twice_the_window_keeps_sending_until_the_unanswered_chunks_slot_comes_round_again() -> None:
     # the window holds chunk 0 and 7 more: each RESULT of 1..7 lets one new chunk out, 8..14 (slots 8..14)
     assert _unanswered_chunk_zero(pool=16, window=8) == list(range(8, 15))
+
+
+class _NoWire(Transport):
+    def send(self, frame: Frame) -> None:
+        raise AssertionError("nothing is sent in this test")
+
+    def recv(self, timeout: float) -> bytes | None:
+        return None
+
+
+@pytest.mark.parametrize(("pool", "max_window", "cap"), [
+    (64, None, 64),  # by default the window may grow to the pool
+    (16, None, 16),
+    (64, 32, 32),  # a pool twice the window
+    (64, 100, 64),  # never more in flight than the pool
+])
+def test_the_workers_window_ceiling_is_the_pool_or_max_window(pool: int, max_window: int | None, cap: int) -> None:
+    w = Worker(1, 0, n_workers=2, transport=_NoWire(), pool_size=pool, max_window=max_window)
+    assert w.congestion is not None and w.congestion.max_window == cap
+    assert w.congestion.min_window == min(8, cap)
