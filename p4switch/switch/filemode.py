@@ -26,7 +26,7 @@ from p4switch.switch.impairments import Impairment, ImpairmentConfig
 from p4switch.switch.pipeline import Pipeline
 from p4switch.switch.ports import PcapWriter, read_pcap
 from p4switch.switch.tm import FileModeQueues
-from p4switch.switch.v1model import IngressPacket, V1Model, log_packet_error
+from p4switch.switch.v1model import IngressPacket, QueuedPacket, V1Model, log_packet_error
 
 log = logging.getLogger("p4switch.switch")
 
@@ -81,13 +81,41 @@ class FileModeRunner:
         self._outputs: dict[int, list[bytes]] = {p: [] for p in self.ports}
         self._impair = {key: Impairment(cfg) for key, cfg in (impairments or {}).items() if cfg.active}
         self.cpu_frames: list[bytes] = []
+        # `process()` of one frame holds its ingress's first packet here instead of queueing it (`_enqueue`)
+        self._holding = False
+        self._held: tuple[int, int, QueuedPacket] | None = None
+        # the (port, priority) queues the queues have made: the queues take equal priorities oldest queue first,
+        # so a packet is held only for a queue that exists, whose place in that order is then already the same
+        self._made: set[tuple[int, int]] = set()
         self.engine = V1Model(
-            enqueue=self.tm.enqueue,
+            enqueue=self._enqueue,
             reinject=self._reinjected.append,
             transmit=self._transmit,
             clock_us=now,
             priority_queues=priority_queues,
         )
+
+    def _enqueue(self, port: int, priority: int, item: QueuedPacket) -> bool:
+        """The engine's enqueue. While `process()` runs one frame's ingress with the queues empty, the first packet
+        is held, not queued: as the queues would, it gets depth 0 and this pass's time, and it is the next packet
+        they would give out, so `process()` sends it to egress itself, without the queues' enqueue and dequeue
+        (the common case: one unicast packet per frame). A second packet puts the held one into the queues first,
+        in order, and so does a resubmission (which runs before anything queued). The first packet for a queue is
+        always queued, so the queues are made in the same order as without holding."""
+        if self._holding:
+            if self._held is None and (port, priority) in self._made and not len(self.tm):
+                item.enq_qdepth = 0
+                item.enq_timestamp = self.clock.now
+                self._held = (port, priority, item)
+                return True
+            self._release()
+        self._made.add((port, priority))
+        return self.tm.enqueue(port, priority, item)
+
+    def _release(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            self.tm.enqueue(*held)  # same depth (its queue is empty) and time (the clock moves between passes)
 
     def _transmit(self, port: int, frame: bytes) -> None:
         imp = self._impair.get((port, "out")) if self._impair else None
@@ -124,12 +152,29 @@ class FileModeRunner:
             self.process_batch([(port, frame, packet_id)])
             return
         # `_run` (= `_safe_ingress` then `_drain`, which runs the resubmissions first) without its two frames
-        self.clock.now += 1
+        clock = self.clock
+        clock.now += 1
+        self._holding = True
         try:
             self.engine.ingress(self.pipeline, IngressPacket(port, frame, packet_id))
         except Exception as exc:
             self.engine.counters.errors += 1
             log_packet_error("ingress", port, exc)
+        finally:
+            self._holding = False
+        held = self._held
+        if held is not None:
+            if self._reinjected:
+                self._release()  # a resubmission runs first: the held packet waits in the queues
+            else:
+                # what `_drain` would dequeue first: the queues hold nothing else and nothing is reinjected
+                self._held = None
+                clock.now += 1
+                try:
+                    self.engine.egress(held[2], held[0], 0)
+                except Exception as exc:
+                    self.engine.counters.errors += 1
+                    log_packet_error("egress", held[0], exc)
         self._drain()
 
     def process_batch(self, frames: list[tuple[int, bytes, int]]) -> None:

@@ -330,6 +330,99 @@ def test_an_empty_egress_skips_its_metadata_and_changes_nothing() -> None:
     assert "prog.egress_noop = False" in clone.python_source
 
 
+def _case_input(name: str) -> list[bytes]:
+    """The INPUT frames of a tests/target/programs case (its case.py imports casekit from that folder)."""
+    import sys
+
+    folder = str(_program_dir(name).parent)
+    sys.path.insert(0, folder)
+    try:
+        namespace: dict[str, Any] = {}
+        exec(compile((_program_dir(name) / "case.py").read_text(), f"{name}/case.py", "exec"), namespace)
+    finally:
+        sys.path.remove(folder)
+    return [frame for _port, frame in namespace["INPUT"]]
+
+
+# egress writes the queueing metadata and timestamps into the packet: the order packets leave the queues in, and
+# the depth and time each was given, show in the frames
+QUEUE_PROGRAM = vs.PRELUDE + """
+header h_t { bit<8> mode; bit<8> pad; }
+header o_t { bit<32> enq_ts; bit<19> enq_q; bit<5> p1; bit<32> deq_td; bit<19> deq_q; bit<5> p2; bit<48> egts;
+             bit<16> rid; bit<9> port; bit<7> p3; bit<32> itype; }
+struct headers_t { h_t h; o_t o; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.h); pkt.extract(h.o); transition accept; } }
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        if (h.h.mode == 1) { sm.mcast_grp = 1; }
+        else if (h.h.mode == 2) {
+            if (sm.instance_type == 0) { clone(CloneType.I2E, 5); resubmit_preserving_field_list(0); }
+            sm.egress_spec = 3;
+        } else if (h.h.mode == 3) { clone(CloneType.I2E, 5); sm.egress_spec = 4; }
+        else { sm.egress_spec = (bit<9>)(h.h.pad & 3); }
+    }
+}
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        h.o.enq_ts = sm.enq_timestamp; h.o.enq_q = sm.enq_qdepth; h.o.deq_td = sm.deq_timedelta;
+        h.o.deq_q = sm.deq_qdepth; h.o.egts = sm.egress_global_timestamp; h.o.rid = sm.egress_rid;
+        h.o.port = sm.egress_port; h.o.itype = sm.instance_type;
+    }
+}
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.h); pkt.emit(h.o); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+def test_process_holds_one_packet_and_queues_the_rest_as_process_batch_does() -> None:
+    """`process()` sends its ingress's one packet to egress without the queues; clones, multicast replicas and
+    resubmissions go through them in the same order as `process_batch` of that frame: same frames per port,
+    counters, registers and clock, on programs that clone (I2E and E2E), multicast and resubmit/recirculate."""
+    from p4switch.compiler import compile_file
+    from p4switch.runtime.state import CloneSession, MulticastGroup, Replica
+    from p4switch.switch.filemode import FileModeRunner, TickClock
+    from p4switch.switch.pipeline import build_pipeline
+
+    def configure(state: Any) -> None:
+        pre = state.pre
+        pre.clone_sessions[5] = CloneSession(5, [Replica(0, 2)])
+        pre.clone_sessions[6] = CloneSession(6, [Replica(0, 3), Replica(1, 4)])
+        pre.mcast_groups[1] = MulticastGroup(1, [Replica(10, 1), Replica(20, 2), Replica(21, 2)])
+        pre.mcast_groups[7] = MulticastGroup(7, [Replica(70, 3)])
+
+    rng = random.Random(71)
+    # unicast to port 2, then 1, then a multicast to 1, 2, 2: the queues give port 2 out first (the older queue)
+    queue_frames = [bytes([0, 2]) + bytes(28), bytes([0, 1]) + bytes(28), bytes([1, 0]) + bytes(28)]
+    queue_frames += [bytes([rng.choice((0, 0, 1, 2, 3)), rng.randrange(4)]) + bytes(28) for _ in range(60)]
+    cases = [(compile_file(_program_dir(name) / "prog.p4"), _case_input(name) * 3)
+             for name in ("clone_sessions", "multicast_rid", "resubmit_recirculate")]
+    cases.append((compile_text(QUEUE_PROGRAM, "queue_fields"), queue_frames))
+    for compiled, frames in cases:
+        name = compiled.name
+        runs = []
+        for one_by_one in (True, False):
+            clock = TickClock()
+            pipeline = build_pipeline(compiled.p4info, compiled.device_config_bytes(), seed=1, clock_us=clock)
+            configure(pipeline.state)
+            runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(6)}, clock=clock)
+            for i, frame in enumerate(frames):
+                if one_by_one:
+                    runner.process(i % 2, frame, i)
+                else:
+                    runner.process_batch([(i % 2, frame, i)])
+            registers = {r.name: list(r.cells) for r in pipeline.state.registers}
+            runs.append(({p: list(v) for p, v in runner.outputs().items()}, dict(vars(runner.engine.counters)),
+                         registers, clock.now, len(runner.tm)))
+        assert runs[0] == runs[1], name
+        outputs, counters = runs[0][0], runs[0][1]
+        assert sum(len(v) for v in outputs.values()) > len(frames) // 3, name
+        assert counters["cloned"] or counters["replicated"] or counters["resubmitted"], name
+
+
 # ------------------------------------------------------------------------------- register rows read without a copy
 ROWS_DECLS = f"""
 header ctl_t {{ bit<8> slot; bit<32> k; }}
