@@ -23,11 +23,29 @@ for _module in ("controller.jobs", "hostagent.worker", "p4switch.compiler", "p4s
 REPO = Path(__file__).resolve().parents[2]
 
 
+def run_stopping_cleanly(argv: list[str], *, timeout: float, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`subprocess.run(argv)`, except that a run interrupted (its timeout, pytest-timeout, Ctrl-C) gets SIGTERM
+    first: `p4ina run` removes its fabric on SIGTERM, while subprocess.run's SIGKILL left the switches, host
+    shells and veths of a timed-out run burning CPU under the tests that followed."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except BaseException:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
+
+
 def p4ina_run(tmp_path: Path, *args: str, timeout: float = 600) -> dict[str, Any]:
     out = tmp_path / "out"
     env = dict(os.environ, P4INA_STATE_DIR=str(tmp_path / "state"))
-    result = subprocess.run([sys.executable, "-m", "p4ina", "run", "--out", str(out), "--json", *args],
-                            capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO, check=False)
+    result = run_stopping_cleanly([sys.executable, "-m", "p4ina", "run", "--out", str(out), "--json", *args],
+                                  timeout=timeout, env=env)
     assert result.stdout.strip(), f"no report; stderr:\n{result.stderr[-3000:]}"
     report: dict[str, Any] = json.loads(result.stdout)
     assert (out / "report.json").exists() and (out / "topology.yaml").exists()
@@ -60,6 +78,7 @@ def test_leaf_spine_four_workers_exact_in_network_and_ring(tmp_path: Path) -> No
     assert (tmp_path / "out" / "steps.png").exists() and (tmp_path / "out" / "links.png").exists()
 
 
+@pytest.mark.timeout(960)  # the run's own 900 s, not pytest's 300 s default: 20 switches and 16 hosts
 def test_fat_tree_k4_sixteen_workers(tmp_path: Path) -> None:
     report = p4ina_run(tmp_path, "--topo", "fattree,4", "--size", "2048", "--count", "1", timeout=900)
     assert report["exact"] is True, report["errors"] or report["_stderr"][-2000:]

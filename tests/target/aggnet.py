@@ -38,10 +38,11 @@ DROP_UNKNOWN_JOB, DROP_NOT_ADMITTED, DROP_SLOT_RANGE, DROP_BAD_FORMAT, DROP_DUPL
 # ------------------------------------------------------------------------------------------------ compile
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=8)
 def compiled_program(values: int = proto.VALUES_PER_PACKET) -> tuple[Any, bytes]:
     """(P4Info, device config bytes) of p4src/p4ina.p4 built for `values` values per packet (-D AGG_VALUES),
-    compiled once per test session by the embedded compiler."""
+    compiled once per test session by the embedded compiler. The session uses six builds (64, 32, 128, 256, 512,
+    2048): with room for four, test_aggregation_values.py compiled 32 twice and every later test compiled 64 again."""
     from p4switch import compiler
 
     defines = {} if values == proto.VALUES_PER_PACKET else {"AGG_VALUES": str(values)}
