@@ -162,6 +162,7 @@ class SlotWindow:
         self.probes = 0  # tail loss probes sent (also counted in `retransmissions`)
         self.spurious = 0  # resends found spurious: their RESULT answered the first send
         self._probed = False  # a probe went out and no RESULT came since
+        self._probe_at = float("inf")  # the drain's probe timer: the last RESULT + 2 SRTT once every chunk is out
         # Where the time goes (instrumentation, no effect on the rules): seconds the next chunk waited for its slot
         # (its previous use unanswered) or for room in the window, and the drain after the last new chunk left.
         self.blocked_slot = 0.0
@@ -287,8 +288,19 @@ class SlotWindow:
         if self.fast_recovery and self._slots:
             sends = self._detect(done, now)
             sends.extend(self._fill(now=now))
+            self._arm_probe(now)
             return sends
         return self._fill(now=now)
+
+    def _arm_probe(self, now: float) -> None:
+        """In the drain (every chunk sent, some unanswered) a RESULT restarts the probe timer at 2 SRTT (RACK-TLP's
+        probe timeout). Mid-stream the chunks' own timers do (later RESULTs find losses there); in the drain the
+        last sends have nothing after them, and their timers carry the retransmission timeout's floors (1.5x the
+        largest recent round trip), which a probe need not wait for: it only resends one chunk."""
+        if self._next_seq < self.n_chunks or self.rtt is None or self.rtt.srtt is None:
+            return
+        self._probe_at = now + max(self.rtt.srtt_factor * self.rtt.srtt, self.rtt.min_rto)
+        self.armed = min(self.armed, self._probe_at)
 
     def _spurious(self, done: _Outstanding, now: float) -> bool:
         """True when a resent chunk's RESULT came less than a quarter of the smallest round trip after the resend:
@@ -353,13 +365,16 @@ class SlotWindow:
     # -- timers --------------------------------------------------------------------------------------------------
 
     def next_deadline(self) -> float | None:
-        """The earliest timer (retransmission or RACK), or None when nothing is outstanding."""
-        return min((o.deadline for o in self._slots.values()), default=None)
+        """The earliest timer (retransmission, RACK or the drain's probe), or None when nothing is outstanding."""
+        if not self._slots:
+            return None
+        return min(min(o.deadline for o in self._slots.values()), self._probe_at)
 
     def expired(self) -> list[Send]:
         """Chunks whose timer ran out. An overtaken chunk's RACK timer resends it as a loss found by a later RESULT.
-        With fast recovery, the first retransmission timer to expire after a RESULT sends one probe, the most
-        recently sent chunk, and rearms the others (RACK-TLP's tail loss probe): if the tail was lost the probe
+        With fast recovery, the first timer to expire after a RESULT (a chunk's retransmission timer or, in the
+        drain, the probe timer of 2 SRTT after the last RESULT) sends one probe, the most recently sent chunk, and
+        restarts every chunk's timer (RACK-TLP's tail loss probe): if the tail was lost the probe
         recovers it, and its RESULT shows any earlier loss to RACK; if the path only stalled, one packet was resent,
         not the whole window. A timer expiring again with no RESULT since is a full timeout: the oldest expired
         chunk is resent with a longer timeout (every expired chunk without fast recovery; raises after
@@ -372,10 +387,15 @@ class SlotWindow:
             if out.deadline <= now:
                 (overtaken if out.overtaken else timed_out).append((slot, out))
         due = self._lost(overtaken, now)
-        if timed_out and self.fast_recovery and not self._probed:
+        probe = bool(timed_out) or (now >= self._probe_at and bool(self._slots))
+        if probe and self.fast_recovery and not self._probed:
             self._probed = True
-            for _slot, out in timed_out:
-                out.deadline = now + out.timeout
+            self._probe_at = float("inf")
+            # The retransmission timer restarts with the probe (RFC 8985, 7.3): a full timeout waits a whole
+            # timeout for every chunk, so the probe has a round trip to be answered before the window halves.
+            for out in self._slots.values():
+                if not out.overtaken:
+                    out.deadline = max(out.deadline, now + out.timeout)
             slot = next(reversed(self._slots))  # send order: the newest send is the last
             if self._slots[slot].retries >= self.max_retries:
                 raise AllReduceTimeoutError(self.job, self.rank, self.max_retries, self.missing(), self.n_chunks)

@@ -264,3 +264,58 @@ def test_a_result_right_after_a_resend_answers_the_first_send_and_is_sampled_fro
     w.complete(1, 3, 1)
     assert w.spurious == 1 and rtt.samples == 2 and rtt.srtt == pytest.approx(0.875 * 0.08 + 0.125 * 0.36)
     assert w.finished
+
+
+def test_after_a_probe_a_full_timeout_waits_a_whole_timeout_for_every_chunk() -> None:
+    """RACK-TLP (RFC 8985, 7.3): once the probe is out, the retransmission timer is rearmed, so a chunk whose own
+    timer would have run out a moment after the probe does not turn the probe into a full timeout (which would
+    halve the window) before the probe could be answered."""
+    clock = Clock()
+    w = _rack(6, 4, clock, timeout=1.0)
+    assert [s.seq for s in w.start()] == [0, 1, 2, 3]  # timers at t = 1.0
+    clock.t = 0.01
+    assert [s.seq for s in w.complete(0, 0, 0)] == [4]  # timer at 1.01
+    clock.t = 0.02
+    assert [s.seq for s in w.complete(1, 1, 0)] == [5]  # timer at 1.02
+    clock.t = 1.0
+    assert [(s.seq, s.retry) for s in w.expired()] == [(5, 1)]  # chunks 2, 3 expired: the probe is the newest
+    clock.t = 1.015  # chunk 4's own timer (1.01) has passed, but the probe has had no round trip yet
+    assert w.expired() == []
+    assert w.timer_retransmissions == 0 and w.next_deadline() == pytest.approx(2.0)
+    clock.t = 2.0  # a whole timeout with no RESULT: now a full timeout, the oldest chunk only
+    assert [(s.seq, s.retry) for s in w.expired()] == [(2, 1)]
+    assert (w.probes, w.timer_retransmissions) == (1, 1)
+
+
+def test_in_the_drain_a_probe_goes_two_smoothed_round_trips_after_the_last_result() -> None:
+    """Once every chunk is out, nothing sent later can show a loss: the probe timer restarts at each RESULT and
+    fires 2 SRTT after the last one, not at the chunks' own timers (here the first chunks' skew allowance)."""
+    clock = Clock()
+    rtt = RttEstimator(1.0, min_rto=0.01, max_rto=4.0)
+    rtt.sample(0.04)  # SRTT 40 ms: probe timeout 80 ms
+    w = _rack(4, 4, clock, rtt=rtt, timeout=1.0)
+    assert [s.seq for s in w.start()] == [0, 1, 2, 3]  # every chunk out: the drain; their own timers at t = 1.0
+    assert w.next_deadline() == pytest.approx(1.0)  # no RESULT yet: no probe timer
+    clock.t = 0.05
+    assert w.complete(0, 0, 0) == []
+    assert w.next_deadline() == pytest.approx(0.13)
+    clock.t = 0.10
+    assert w.complete(1, 1, 0) == []  # a RESULT restarts it
+    assert w.next_deadline() == pytest.approx(0.18)
+    clock.t = 0.179
+    assert w.expired() == []
+    clock.t = 0.18
+    assert [(s.seq, s.retry) for s in w.expired()] == [(3, 1)]  # the newest chunk
+    assert (w.probes, w.timer_retransmissions) == (1, 0)
+    assert w.next_deadline() == pytest.approx(1.18)  # every timer restarted with the probe: a whole timeout
+
+
+def test_mid_stream_a_result_arms_no_probe_timer() -> None:
+    clock = Clock()
+    rtt = RttEstimator(1.0, min_rto=0.01, max_rto=4.0, peak_factor=0.0)
+    rtt.sample(0.04)  # RTO = SRTT + 4 RTTVAR = 0.04 + 0.08
+    w = _rack(8, 4, clock, rtt=rtt, timeout=1.0)
+    w.start()
+    clock.t = 0.05
+    assert [s.seq for s in w.complete(0, 0, 0)] == [4]  # chunks 5..7 still to send
+    assert w.next_deadline() == pytest.approx(0.05 + 0.12)  # chunk 4's own timer
