@@ -18,6 +18,7 @@ answers {"pid": N} once the child exists, then {"status": wait status} when it h
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import queue
@@ -143,16 +144,37 @@ class ForkServer:
             assert self._proc.stdin is not None
             self._proc.stdin.write(json.dumps(request) + "\n")
             self._proc.stdin.flush()
-            pid = int(self._reply(timeout=30)["pid"])
+            pid: int | None = None
             try:
+                pid = int(self._reply(timeout=30)["pid"])
                 status = int(self._reply(timeout=timeout)["status"])
             except TimeoutError:
-                os.kill(pid, 9)  # the child this request forked, then its status is still read
-                self._reply(timeout=30)
+                self._abandon(pid)
                 raise subprocess.TimeoutExpired(list(argv), timeout) from None
+            except BaseException:  # pytest-timeout, Ctrl-C: the next request must not read this one's replies
+                self._abandon(pid)
+                raise
             code = os.waitstatus_to_exitcode(status)
             return subprocess.CompletedProcess(list(argv), code, out.read_text(errors="replace"),
                                                err.read_text(errors="replace"))
+
+    def _abandon(self, pid: int | None) -> None:
+        """Kill the child of an interrupted request and read its replies; if that fails, stop the server (the next
+        `p4ina_run` starts a new one)."""
+        try:
+            if pid is None:
+                pid = int(self._reply(timeout=30)["pid"])
+            os.kill(pid, 9)  # only the child this request forked
+            self._reply(timeout=30)
+        except BaseException:
+            self._proc.kill()
+            self._proc.wait()
+            if pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, 9)
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
 
     def close(self) -> None:
         if self._proc.poll() is None:
@@ -174,7 +196,7 @@ def p4ina_run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
     """`p4ina ARGV...` through this session's fork server (started on first use, stopped at exit)."""
     global _server
     with _server_lock:
-        if _server is None:
+        if _server is None or not _server.alive():
             _server = ForkServer()
             atexit.register(_server.close)
         server = _server
