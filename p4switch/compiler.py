@@ -105,10 +105,12 @@ _collector_paused = _CollectorPause()
 
 
 def compile_file(path: str | os.PathLike[str], *, include_dirs: tuple[str, ...] | list[str] = (),
-                 defines: Mapping[str, str | None] | None = None) -> CompiledProgram:
-    """Compile one P4 file for the embedded v1model target; raises `CompileError` on any problem."""
+                 defines: Mapping[str, str | None] | None = None,
+                 sources: SourceManager | None = None) -> CompiledProgram:
+    """Compile one P4 file for the embedded v1model target; raises `CompileError` on any problem. A caller that
+    passes `sources` (made with the same include dirs) learns from it which files the program was read from."""
     with _collector_paused:
-        sources = SourceManager(tuple(include_dirs))
+        sources = sources or SourceManager(tuple(include_dirs))
         tokens = Preprocessor(sources, defines).process_file(os.fspath(path))
         return _compile_tokens(tokens, Path(path).stem, sources, dict(defines or {}))
 
@@ -208,16 +210,19 @@ def _compile_ast(program: ast.Program, name: str, sources: SourceManager, *, p4c
 
 def write_outputs(compiled: CompiledProgram, out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:
     """Write `<name>.p4info.txtpb` and `<name>.json` into `out_dir` (created if needed)."""
+    return write_files(compiled.name, compiled.p4info_text(), compiled.device_config_bytes(), out_dir)
+
+
+def write_files(name: str, p4info_text: str, device_config: bytes,
+                out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:
+    """`write_outputs` for outputs already rendered (`compile_cache` keeps them as text)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    p4info_path = out / f"{compiled.name}.p4info.txtpb"
-    config_path = out / f"{compiled.name}.json"
-    p4info_path.write_text(compiled.p4info_text())
-    config_path.write_bytes(compiled.device_config_bytes())
+    p4info_path = out / f"{name}.p4info.txtpb"
+    config_path = out / f"{name}.json"
+    p4info_path.write_text(p4info_text)
+    config_path.write_bytes(device_config)
     return p4info_path, config_path
-
-
-# ------------------------------------------------------------------------------------------------- const entries
 
 
 def table_config(pipeline: Pipeline, symbols: SymbolTable) -> dict[str, Any]:
@@ -298,4 +303,4 @@ def _match_spec(typed: TypedProgram, item: ast.Expression, kind: str, t: P4Type 
 
 
 __all__ = ["DEVICE_CONFIG_FORMAT", "CompiledProgram", "compile_file", "compile_preprocessed", "compile_text", "qualify",
-           "write_outputs"]
+           "write_files", "write_outputs"]

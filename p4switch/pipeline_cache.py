@@ -70,7 +70,20 @@ def load(program_sha256: str, name: str) -> dict[str, Any] | None:
     base = cache_dir()
     if base is None:
         return None
-    path = _entry(base, program_sha256, name)
+    entry = read_private_json(_entry(base, program_sha256, name))
+    if not (isinstance(entry, dict) and isinstance(entry.get("python"), str)
+            and isinstance(entry.get("p4info"), str) and isinstance(entry.get("runtime_config"), dict)):
+        return None
+    try:
+        p4info = base64.b64decode(entry["p4info"])
+    except ValueError:
+        return None
+    return {"python": entry["python"], "p4info": p4info, "runtime_config": entry["runtime_config"]}
+
+
+def read_private_json(path: Path) -> Any:
+    """The JSON in `path` if it is a regular file owned by this user with mode 0600 (no symlink followed), else
+    None: what another user could have written is never read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
@@ -80,12 +93,7 @@ def load(program_sha256: str, name: str) -> dict[str, Any] | None:
         if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
             return None
         with os.fdopen(fd, "rb", closefd=False) as f:
-            entry = json.loads(f.read())
-        if not (isinstance(entry, dict) and isinstance(entry.get("python"), str)
-                and isinstance(entry.get("p4info"), str) and isinstance(entry.get("runtime_config"), dict)):
-            return None
-        return {"python": entry["python"], "p4info": base64.b64decode(entry["p4info"]),
-                "runtime_config": entry["runtime_config"]}
+            return json.loads(f.read())
     except (OSError, ValueError):
         return None
     finally:
@@ -97,18 +105,24 @@ def store(program_sha256: str, name: str, python: str, p4info: bytes, runtime_co
     base = cache_dir()
     if base is None:
         return
-    data = json.dumps({"python": python, "p4info": base64.b64encode(p4info).decode(),
-                       "runtime_config": runtime_config}).encode()
+    write_private_json(_entry(base, program_sha256, name), {
+        "python": python, "p4info": base64.b64encode(p4info).decode(), "runtime_config": runtime_config})
+
+
+def write_private_json(path: Path, value: Any) -> None:
+    """Write `value` to `path` (in the cache directory) atomically with mode 0600, then keep the newest
+    `MAX_ENTRIES` entries; any failure just leaves the cache without it."""
+    data = json.dumps(value).encode()
     try:
-        fd, tmp = tempfile.mkstemp(dir=base, prefix=".tmp-")  # mkstemp creates it 0600
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # mkstemp creates it 0600
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.replace(tmp, _entry(base, program_sha256, name))
+            os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)
             raise
-        _evict(base)
+        _evict(path.parent)
     except OSError:
         return
 

@@ -27,9 +27,9 @@ class EmbeddedTarget(Target):
     def compile(self, source: Path, out_dir: Path, *, include_dirs: Sequence[Path] = (),
                 defines: Mapping[str, str] | None = None) -> CompiledProgram:
         try:
-            compiler = importlib.import_module("p4switch.compiler")
+            compiler = importlib.import_module("p4switch.compile_cache")
         except ModuleNotFoundError as exc:
-            raise TargetUnavailableError("the embedded compiler (p4switch.compiler) is not in this checkout") from exc
+            raise TargetUnavailableError("the embedded compiler (p4switch.compile_cache) is not in this checkout") from exc
         if not source.exists():
             raise TargetCompileError(f"{source}: no such P4 program")
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -145,9 +145,9 @@ def _compile_with(compiler: Any, source: Path, out_dir: Path, include_dirs: Sequ
     from p4switch.exceptions import P4SwitchError
 
     try:
-        compiled = compiler.compile_file(source, include_dirs=tuple(str(d) for d in include_dirs),
-                                         defines={k: (v if v != "" else None) for k, v in defines.items()})
-        p4info_path, config_path = compiler.write_outputs(compiled, out_dir)
+        outputs = compiler.compile_cached(source, include_dirs=tuple(str(d) for d in include_dirs),
+                                          defines={k: (v if v != "" else None) for k, v in defines.items()})
+        p4info_path, config_path = compiler.write_outputs(outputs, out_dir)
         _prime_pipeline_cache(Path(config_path))
     except P4SwitchError as exc:  # CompileError carries the rendered `file:line:col: error:` diagnostics
         raise TargetCompileError(str(exc)) from None

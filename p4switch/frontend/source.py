@@ -24,6 +24,9 @@ class SourceManager:
         self.include_dirs = [Path(d) for d in include_dirs]
         self.system_dirs = [SYSTEM_INCLUDE_DIR]
         self._indexes: dict[str, LineIndex] = {}
+        #: every include candidate looked at, and whether it was a file: what decided each `#include`
+        #: (p4switch/compile_cache.py keys its entries on it, so a file that would now shadow another is noticed)
+        self.probed: dict[str, bool] = {}
 
     def add_text(self, name: str, text: str) -> LineIndex:
         """Register in-memory source text under `name` (used for `parse_text` and for the main file)."""
@@ -65,6 +68,12 @@ class SourceManager:
             candidates.extend(d / name for d in self.include_dirs)
             candidates.extend(d / name for d in self.system_dirs)
         for candidate in candidates:
-            if candidate.is_file():
+            found = candidate.is_file()
+            self.probed[os.path.abspath(candidate)] = found
+            if found:
                 return os.path.normpath(str(candidate))
         return None
+
+    def files_read(self) -> list[str]:
+        """The files loaded from disk (not in-memory texts), in the order they were first read."""
+        return [name for name in self._indexes if os.path.isfile(name)]
