@@ -18,8 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-#: Modules of the `bench` package that are not benchmarks.
-NOT_BENCHMARKS = frozenset({"cli", "common", "plots", "util", "utils"})
+#: Modules of the `bench` package that are not benchmarks: helpers, and tools run by hand with their own arguments
+#: (cluster_cost needs an ssh server; p4c_errors a p4c testdata checkout, and p4c_samples reports it too).
+NOT_BENCHMARKS = frozenset({"cli", "common", "plots", "util", "utils", "cluster_cost", "p4c_errors"})
 #: Benchmarks that run first (cheap, and the others' numbers are read against them); the rest follow by name.
 FIRST = ("switch_pps",)
 
