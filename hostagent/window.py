@@ -285,6 +285,7 @@ class SlotWindow:
             self.finished_at = now
         self._probed = False
         self.armed = float("inf")
+        self._probe_at = float("inf")  # rearmed below while nothing more can be sent
         if self.fast_recovery and self._slots:
             sends = self._detect(done, now)
             sends.extend(self._fill(now=now))
@@ -293,11 +294,15 @@ class SlotWindow:
         return self._fill(now=now)
 
     def _arm_probe(self, now: float) -> None:
-        """In the drain (every chunk sent, some unanswered) a RESULT restarts the probe timer at 2 SRTT (RACK-TLP's
-        probe timeout). Mid-stream the chunks' own timers do (later RESULTs find losses there); in the drain the
-        last sends have nothing after them, and their timers carry the retransmission timeout's floors (1.5x the
-        largest recent round trip), which a probe need not wait for: it only resends one chunk."""
-        if self._next_seq < self.n_chunks or self.rtt is None or self.rtt.srtt is None:
+        """When nothing more can be sent, a RESULT restarts the probe timer at 2 SRTT (RACK-TLP's probe timeout):
+        in the drain (every chunk sent, some unanswered), and while the next chunk waits for its slot (its
+        previous use, the oldest chunk, unanswered: with RESULTs in send order, a loss that RACK resent). Either
+        way no later send can show a loss, and the chunks' own timers carry the retransmission timeout's floors
+        (1.5x the largest recent round trip, which includes other workers' stalls: 10-25x SRTT was measured),
+        which a probe need not wait for: it only resends one chunk. Otherwise the chunks' own timers do."""
+        stalled = self._next_seq >= self.n_chunks or self._blocked_on == "slot"
+        if not stalled or self.rtt is None or self.rtt.srtt is None:
+            self._probe_at = float("inf")
             return
         self._probe_at = now + max(self.rtt.srtt_factor * self.rtt.srtt, self.rtt.min_rto)
         self.armed = min(self.armed, self._probe_at)
@@ -402,6 +407,8 @@ class SlotWindow:
             due.append(self._resend(slot, self._slots[slot], now))
             self.probes += 1
             return due + self._fill(now=now)
+        if due and self.fast_recovery:
+            self._arm_probe(now)  # RACK resent: if that is lost too and nothing more can be sent, a probe follows
         if timed_out and self.fast_recovery:
             # As TCP after a timeout: resend the oldest chunk only and rearm the others. If the path only stalled,
             # their RESULTs come; if they were lost, the oldest one's RESULT shows it (RACK), one round trip later.

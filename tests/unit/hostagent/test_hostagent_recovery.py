@@ -319,3 +319,46 @@ def test_mid_stream_a_result_arms_no_probe_timer() -> None:
     clock.t = 0.05
     assert [s.seq for s in w.complete(0, 0, 0)] == [4]  # chunks 5..7 still to send
     assert w.next_deadline() == pytest.approx(0.05 + 0.12)  # chunk 4's own timer
+
+
+
+def _slow_timers() -> RttEstimator:
+    """SRTT 40 ms (probe timeout 80 ms) and a retransmission timeout of 0.4 s (10x the largest recent round trip, as
+    other workers' stalls make it on the emulated fabric)."""
+    rtt = RttEstimator(1.0, min_rto=0.01, max_rto=4.0, peak_factor=10.0)
+    rtt.sample(0.04)
+    return rtt
+
+
+def test_a_lost_resend_of_a_chunk_blocking_its_slot_gets_the_probe_two_srtt_after_the_resend() -> None:
+    """Pool = window = 4: chunk 0 is lost, RACK resends it, and the resend is lost too. Chunk 4 waits for slot 0,
+    so nothing later is sent that could show the second loss: as in the drain, the probe goes 2 SRTT after the
+    last send, not at the resend's own timer (0.4 s later)."""
+    clock = Clock()
+    w = _rack(8, 4, clock, rtt=_slow_timers(), timeout=1.0)
+    assert [s.seq for s in w.start()] == [0, 1, 2, 3]
+    clock.t = 0.05
+    for slot in (1, 2, 3):
+        assert w.complete(slot, slot, 0) == []  # in order: chunk 4 waits for slot 0
+    clock.t = 0.08  # past chunk 0's RACK timer (RTT 0.05 + a quarter of the smallest)
+    assert [(s.seq, s.retry) for s in w.expired()] == [(0, 1)]
+    assert w.next_deadline() == pytest.approx(0.16)
+    clock.t = 0.159
+    assert w.expired() == []
+    clock.t = 0.16
+    assert [(s.seq, s.retry) for s in w.expired()] == [(0, 2)]
+    assert (w.fast_retransmissions, w.probes, w.timer_retransmissions) == (1, 1, 0)
+    clock.t = 0.2
+    assert [s.seq for s in w.complete(0, 0, 0)] == [4, 5, 6, 7]
+
+
+def test_a_result_that_frees_the_blocking_slot_disarms_the_probe() -> None:
+    clock = Clock()
+    w = _rack(12, 4, clock, rtt=_slow_timers(), timeout=1.0)
+    w.start()
+    clock.t = 0.05
+    for slot in (1, 2, 3):
+        w.complete(slot, slot, 0)
+    clock.t = 0.055
+    assert [s.seq for s in w.complete(0, 0, 0)] == [4, 5, 6, 7]  # chunk 0 was late, not lost: chunks flow
+    assert w.next_deadline() == pytest.approx(0.455)  # chunk 4's own timer, no probe timer
