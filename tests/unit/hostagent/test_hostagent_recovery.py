@@ -362,3 +362,51 @@ def test_a_result_that_frees_the_blocking_slot_disarms_the_probe() -> None:
     clock.t = 0.055
     assert [s.seq for s in w.complete(0, 0, 0)] == [4, 5, 6, 7]  # chunk 0 was late, not lost: chunks flow
     assert w.next_deadline() == pytest.approx(0.455)  # chunk 4's own timer, no probe timer
+
+
+
+def _lossy_exchange(seed: int) -> None:
+    """One scripted exchange for the test below: sends and RESULTs lost at random, round trips 30-90 ms."""
+    import heapq
+    import random
+
+    rng = random.Random(seed)
+    clock = Clock()
+    rtt = RttEstimator(1.0, min_rto=0.01, max_rto=4.0, peak_factor=10.0)
+    rtt.sample(0.04)
+    w = _rack(40, 4, clock, rtt=rtt, timeout=1.0, retries=50)
+    arrivals: list[tuple[float, int, Send]] = []
+    posted = 0
+
+    def post(sends: list[Send]) -> None:
+        nonlocal posted
+        for s in sends:
+            if rng.random() >= 0.2:
+                posted += 1
+                heapq.heappush(arrivals, (clock.t + rng.uniform(0.03, 0.09), posted, s))
+
+    post(w.start())
+    for _ in range(20_000):
+        if w.finished:
+            return
+        deadline = w.next_deadline()
+        if arrivals and (deadline is None or arrivals[0][0] <= deadline):
+            clock.t, _, s = heapq.heappop(arrivals)
+            post(w.try_complete(s.slot, s.seq, s.version) or [])  # None: a resend's duplicate RESULT
+            continue
+        assert deadline is not None
+        clock.t = max(clock.t, deadline)
+        sent = w.expired()
+        post(sent)
+        if not sent:
+            after = w.next_deadline()
+            assert after is None or after > clock.t, (seed, clock.t, after)
+    raise AssertionError(f"seed {seed}: the exchange did not finish")
+
+
+def test_timers_never_stand_in_the_past_after_expired_returns_nothing() -> None:
+    """A scripted lossy exchange (pool = window = 4, a fifth of sends or RESULTs lost): the caller sleeps until
+    `next_deadline()`, so after `expired()` returns nothing that deadline must lie ahead (a timer left in the past
+    would make it spin), and every chunk completes."""
+    for seed in range(200):
+        _lossy_exchange(seed)
