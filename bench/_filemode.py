@@ -18,13 +18,20 @@ from p4switch.switch.filemode import INPUT_BUFFER
 Frames = Iterable[tuple[int, bytes]]  # (ingress port, frame)
 
 
+def _warm_up(runner: Any, warm: Frames) -> list[list[bytes]]:
+    """Run `warm` (caches, first-use paths) and clear what it emitted; the runner's output lists."""
+    for i, (port, frame) in enumerate(warm):
+        runner.process(port, frame, i)
+    outputs = list(runner.outputs().values())
+    for out in outputs:
+        out.clear()
+    return outputs
+
+
 def timed_run(runner: Any, warm: Frames, timed: Frames) -> tuple[float, float]:
     """Run `warm` (caches, first-use paths), clear what it emitted, then run `timed`: (wall s, CPU s) of the
     timed frames. Packet ids count from 0 in each part."""
-    for i, (port, frame) in enumerate(warm):
-        runner.process(port, frame, i)
-    for out in runner.outputs().values():
-        out.clear()
+    _warm_up(runner, warm)
     start, cpu_start = time.perf_counter(), time.process_time()
     for i, (port, frame) in enumerate(timed):
         runner.process(port, frame, i)
@@ -34,11 +41,7 @@ def timed_run(runner: Any, warm: Frames, timed: Frames) -> tuple[float, float]:
 def timed_run_flushed(runner: Any, warm: Frames, timed: Frames, every: int = INPUT_BUFFER) -> tuple[float, float, int]:
     """`timed_run`, with the runner's output frames counted and dropped after every `every` input frames (as
     `run()` writes and drops them per input batch): (wall s, CPU s, frames out of the timed part)."""
-    for i, (port, frame) in enumerate(warm):
-        runner.process(port, frame, i)
-    outputs = list(runner.outputs().values())
-    for out in outputs:
-        out.clear()
+    outputs = _warm_up(runner, warm)
     emitted = 0
     start, cpu_start = time.perf_counter(), time.process_time()
     for i, (port, frame) in enumerate(timed):

@@ -162,7 +162,7 @@ class SlotWindow:
         self.probes = 0  # tail loss probes sent (also counted in `retransmissions`)
         self.spurious = 0  # resends found spurious: their RESULT answered the first send
         self._probed = False  # a probe went out and no RESULT came since
-        self._probe_at = float("inf")  # the drain's probe timer: the last RESULT + 2 SRTT once every chunk is out
+        self._probe_at = float("inf")  # the probe timer (`_arm_probe`): 2 SRTT after the last send or RESULT
         # Where the time goes (instrumentation, no effect on the rules): seconds the next chunk waited for its slot
         # (its previous use unanswered) or for room in the window, and the drain after the last new chunk left.
         self.blocked_slot = 0.0
@@ -370,15 +370,15 @@ class SlotWindow:
     # -- timers --------------------------------------------------------------------------------------------------
 
     def next_deadline(self) -> float | None:
-        """The earliest timer (retransmission, RACK or the drain's probe), or None when nothing is outstanding."""
+        """The earliest timer (retransmission, RACK or the probe timer), or None when nothing is outstanding."""
         if not self._slots:
             return None
         return min(min(o.deadline for o in self._slots.values()), self._probe_at)
 
     def expired(self) -> list[Send]:
         """Chunks whose timer ran out. An overtaken chunk's RACK timer resends it as a loss found by a later RESULT.
-        With fast recovery, the first timer to expire after a RESULT (a chunk's retransmission timer or, in the
-        drain, the probe timer of 2 SRTT after the last RESULT) sends one probe, the most recently sent chunk, and
+        With fast recovery, the first timer to expire after a RESULT (a chunk's retransmission timer or, when
+        nothing more can be sent, the probe timer of 2 SRTT: `_arm_probe`) sends one probe, the most recently sent chunk, and
         restarts every chunk's timer (RACK-TLP's tail loss probe): if the tail was lost the probe
         recovers it, and its RESULT shows any earlier loss to RACK; if the path only stalled, one packet was resent,
         not the whole window. A timer expiring again with no RESULT since is a full timeout: the oldest expired

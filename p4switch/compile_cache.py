@@ -43,10 +43,8 @@ class CompileOutputs:
 @functools.cache
 def _fingerprint() -> str:
     """The pipeline cache's compiler fingerprint plus the p4c-parity checks, which decide acceptance here."""
-    digest = hashlib.sha256(pipeline_cache.compiler_fingerprint().encode())
-    for path in sorted((_PACKAGE / "bmv2limits").rglob("*.py")):
-        digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return pipeline_cache.sources_digest(list((_PACKAGE / "bmv2limits").rglob("*.py")),
+                                         seed=pipeline_cache.compiler_fingerprint())
 
 
 def _request_key(source: Path, include_dirs: Sequence[str], defines: Mapping[str, str | None]) -> str:

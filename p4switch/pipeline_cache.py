@@ -30,10 +30,14 @@ _PACKAGE = Path(__file__).resolve().parent
 @functools.cache
 def compiler_fingerprint() -> str:
     """SHA-256 over the compiler's sources: a changed front end or code generator never reads an old entry."""
-    digest = hashlib.sha256()
-    files = sorted([*(_PACKAGE / "frontend").rglob("*.py"), *(_PACKAGE / "codegen").rglob("*.py"),
-                    _PACKAGE / "compiler.py", _PACKAGE / "p4info.py"])
-    for path in files:
+    return sources_digest([*(_PACKAGE / "frontend").rglob("*.py"), *(_PACKAGE / "codegen").rglob("*.py"),
+                           _PACKAGE / "compiler.py", _PACKAGE / "p4info.py"])
+
+
+def sources_digest(files: list[Path], seed: str = "") -> str:
+    """SHA-256 over `seed` and p4switch source files (each by its path in the package and its bytes), sorted."""
+    digest = hashlib.sha256(seed.encode())
+    for path in sorted(files):
         digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

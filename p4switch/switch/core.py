@@ -415,7 +415,7 @@ class Switch:
         with self._work_lock:
             self._debug = debug = log.isEnabledFor(logging.DEBUG)
             self._in_batch = True
-            size = tm._size
+            size = len(tm)
             engine.enqueue = tm.enqueue_locked
             if not (debug or self._capture is not None or self._outputs or self.links.table):
                 engine.transmit = self._batch_transmit
@@ -468,7 +468,7 @@ class Switch:
                     # applied last: until then the count is never below the truth (the batch's packets still
                     # count). Each ingress pass ended an input's stay, every other change is the queues' (only
                     # this thread enqueues or dequeues while it holds the work lock)
-                    delta = tm._size - size - ingressed
+                    delta = len(tm) - size - ingressed
                     if delta:
                         self._busy(delta)
         return done, wake
