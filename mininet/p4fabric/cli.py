@@ -80,6 +80,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default="embedded", choices=("embedded", "bmv2", "auto"))
     parser.add_argument("--workers", type=int, metavar="N", help="workers on the first N hosts (default: all)")
     parser.add_argument("--slots", type=int, default=64, metavar="N", help="aggregation slots per switch for the job")
+    parser.add_argument("--window", type=int, metavar="N",
+                        help="workers' largest congestion window in chunks (default: --slots); below --slots a lost "
+                             "chunk holds up only its slot's next use")
     parser.add_argument("--values", type=int, metavar="N",
                         help="values per aggregation packet: compile the program with -D AGG_VALUES=N (32..2048; "
                              "default 2048 on the embedded target, 64 on bmv2); links get a 9000-byte MTU when an "
@@ -172,7 +175,7 @@ def run_options(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], 
     from p4fabric.runner import DEFAULT_PROGRAM, RunOptions
 
     return RunOptions(topo=topo, out=args.out, size=args.size, count=args.count, target=args.target,
-                      modes=modes, workers=args.workers, slots=args.slots, fmts=tuple(args.fmt or ("int32",)),
+                      modes=modes, workers=args.workers, slots=args.slots, window=args.window, fmts=tuple(args.fmt or ("int32",)),
                       seed=args.seed, bw=args.bw, faults=plan, program=args.program or DEFAULT_PROGRAM,
                       pcap=args.pcap, verbose=args.verbose, cli=cli, step_timeout=args.step_timeout,
                       retx_timeout=args.retx_timeout, retx_min=args.retx_min, show_progress=True, tls=args.tls,

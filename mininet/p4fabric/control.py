@@ -40,7 +40,10 @@ class JobInfo:
 
 
 class FabricController:
-    """`p4ina ctl` for one run: state and event log in `<out>/controller/`, `watch` started by `start_watch()`."""
+    """`p4ina ctl` for one run: state and event log in `<out>/controller/`, `watch` started by `start_watch()`.
+
+    A run's switches are new, so a state file or event log left in `<out>` by an earlier run is removed: its jobs
+    and slot grants describe switches that no longer exist (kept, they piled up until a job found no free slots)."""
 
     def __init__(self, out_dir: Path, topology_file: Path, p4info: Path, device_config: Path, *,
                  owner: str = "p4ina", pid_file: Path | None = None, timeout: float = 180.0) -> None:
@@ -49,6 +52,8 @@ class FabricController:
         self.state_file = self.dir / "state.json"
         self.events_file = self.dir / "events.jsonl"
         self.watch_log = self.dir / "watch.log"
+        for stale in (self.state_file, self.events_file, self.watch_log):
+            stale.unlink(missing_ok=True)
         self.topology_file = topology_file
         self.p4info = p4info
         self.device_config = device_config

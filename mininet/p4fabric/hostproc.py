@@ -192,7 +192,7 @@ def run_innet(args: argparse.Namespace, out: Output) -> dict[str, Any]:
     worker = Worker(args.job, args.rank, n_workers=args.world, transport=transport, child=args.child,
                     pool_size=args.pool, fmt=args.fmt, endpoints=endpoints, timeout=args.timeout,
                     max_retries=args.max_retries, scale_exp=args.scale, min_timeout=args.min_timeout,
-                    values_per_packet=args.values, job_values=args.job_values)
+                    values_per_packet=args.values, job_values=args.job_values, max_window=args.window)
     call = worker.allreduce if args.exponent is None else (lambda a: worker.allreduce(a, exponent=args.exponent))
     before = None
     if args.checkpoint is not None:
@@ -271,6 +271,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--job", type=int, default=1)
     parser.add_argument("--child", type=int, default=None)
     parser.add_argument("--pool", type=int, default=64)
+    parser.add_argument("--window", type=int, default=None,
+                        help="innet: the largest congestion window in chunks (default: the pool)")
     parser.add_argument("--fmt", default="int32", choices=("int32", *NARROW_BITS),
                         help="innet: wire format; the job's result format must be the same")
     parser.add_argument("--scale", type=int, default=0, help="the job's scale exponent E (p4ina ctl job show)")

@@ -57,6 +57,9 @@ class RunOptions:
     modes: tuple[str, ...] = ("innet",)
     workers: int | None = None
     slots: int = 64
+    #: The workers' largest congestion window in chunks (None: the job's slot pool). Below the pool, a lost chunk
+    #: blocks only its slot's next use instead of every later send (docs/protocol.md, "Flow control").
+    window: int | None = None
     #: In-network formats, each run as its own mode with its own job, in this order. Default: int32 only.
     fmts: tuple[str, ...] = ()
     #: Shorthand for `fmts=(fmt,)` (the single-format option of earlier versions); give one or the other.
@@ -118,6 +121,8 @@ class RunOptions:
         unknown = [m for m in self.modes if m not in MODE_NAMES]
         if unknown or not self.modes:
             raise RunError(f"unknown mode(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MODE_NAMES)}")
+        if self.window is not None and not 1 <= self.window <= self.slots:
+            raise RunError(f"--window must be in 1..--slots ({self.slots}), got {self.window}")
         if not 1 <= self.priority_queues <= 8:
             raise RunError(f"--priority-queues must be in 1..8, got {self.priority_queues}")
         if not self.program.exists():
@@ -373,7 +378,8 @@ class Runner:
                 "--pool", str(self.job.slots), "--fmt", run.fmt, "--switch-ip", switch_ip,
                 "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}",
                 "--min-timeout", f"{opts.retx_min:g}", "--scale", str(self.job.scale),
-                "--values", str(self.values), "--job-values", str(self.job.values)]
+                "--values", str(self.values), "--job-values", str(self.job.values),
+                *(["--window", str(opts.window)] if opts.window is not None else [])]
 
     def _wait(self, name: str, procs: dict[str, Any], outputs: dict[str, Path]) -> None:
         opts = self.opts

@@ -71,6 +71,26 @@ def test_run_flags_reach_the_options(tmp_path: Path) -> None:
         RunOptions(topo="single,2", out=tmp_path, priority_queues=9).validate()
 
 
+def test_a_new_run_does_not_inherit_an_earlier_runs_controller_state(tmp_path: Path) -> None:
+    """Rerunning into the same --out: the earlier run's jobs held slots on switches that are gone; kept, its state
+    made the third run's job find no free slots."""
+    ctl_dir = tmp_path / "controller"
+    ctl_dir.mkdir()
+    for name in ("state.json", "events.jsonl", "watch.log"):
+        (ctl_dir / name).write_text('{"jobs": {"1": {"slots": 128}}}\n')
+    ctl = FabricController(tmp_path, tmp_path / "topology.yaml", tmp_path / "p4info.txt", tmp_path / "dev.json")
+    assert not ctl.state_file.exists() and not ctl.events_file.exists() and not ctl.watch_log.exists()
+
+
+def test_window_flag_reaches_the_run_options(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["run", "--topo", "single,2", "--out", str(tmp_path), "--slots", "64", "--window", "32"])
+    assert args.window == 32
+    with pytest.raises(RunError, match=r"--window must be in 1\.\.--slots \(64\)"):
+        RunOptions(topo="single,2", out=tmp_path, slots=64, window=65).validate()
+
+
 def test_job_scale_is_read_from_the_controller(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ctl = FabricController(tmp_path, tmp_path / "topology.yaml", tmp_path / "p4info.txt", tmp_path / "dev.json")
     answers = {"job": {"job": 3, "slots": 16, "scale": -4, "workers": [], "grants": {}}, "tree": {"root": "s1"}}
@@ -78,7 +98,7 @@ def test_job_scale_is_read_from_the_controller(tmp_path: Path, monkeypatch: pyte
     assert ctl.job(3).scale == -4
 
 
-def test_hostproc_passes_the_scale_to_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hostproc_passes_the_scale_and_window_to_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, Any] = {}
 
     class StopHere(Exception):
@@ -101,13 +121,13 @@ def test_hostproc_passes_the_scale_to_the_worker(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr("hostagent.worker.Worker", FakeWorker)
     monkeypatch.setattr("hostagent.transport.UdpTransport", FakeTransport)
     args = hostproc.parse_args(["innet", "--rank", "0", "--world", "2", "--size", "8", "--out", str(tmp_path / "o"),
-                                "--ip", "10.0.0.1", "--scale", "-3"])
+                                "--ip", "10.0.0.1", "--scale", "-3", "--window", "16"])
     out = hostproc.Output(tmp_path / "o.jsonl")
     try:
         with pytest.raises(StopHere):
             hostproc.run_innet(args, out)
     finally:
         out.close()
-    assert seen["scale_exp"] == -3
+    assert (seen["scale_exp"], seen["max_window"]) == (-3, 16)
     assert hostproc.parse_args(["ring", "--rank", "0", "--world", "1", "--size", "1", "--out", "o",
                                 "--ip", "1.2.3.4"]).scale == 0
