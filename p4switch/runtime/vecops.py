@@ -11,7 +11,6 @@ array of the smallest of uint8/16/32 (int8/16/32 for `int<W>`) holding the value
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -37,19 +36,17 @@ def container(width: int) -> int:
     return 8 if width <= 8 else 16 if width <= 16 else 32
 
 
-_LITTLE = sys.byteorder == "little"
 _frombuffer = np.frombuffer
 
 
 def decode(data: Any, offset: int, count: int, width: int) -> np.ndarray:
-    """`count` big-endian W-bit fields starting at byte `offset` of a packet, as a native unsigned array (a copy).
-    On a little-endian host the fields are read as native words and `byteswap()` copies them swapped: one plain
-    pass, where `astype` from the big-endian dtype goes through numpy's casting machinery (about 0.8 us more per
-    4 KB run here)."""
+    """`count` big-endian W-bit fields starting at byte `offset` of a packet, as a native unsigned array (a copy):
+    one `astype` from the big-endian dtype. Header runs usually start at offsets that are not a multiple of the
+    word size (aggregate_wide's at byte 50), and there reading native words and `byteswap()`ping them cost more
+    than the cast (3.7 against 1.1 us for 1024 words in one timing, 2.2 against 1.9 us over frames no cache held);
+    on aligned runs the two were within 10%."""
     if width == 8:
         return _frombuffer(data, _U[8], count, offset).copy()
-    if _LITTLE:
-        return _frombuffer(data, _U[width], count, offset).byteswap()
     return _frombuffer(data, _BE[width], count, offset).astype(_U[width])
 
 

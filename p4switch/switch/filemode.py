@@ -156,7 +156,7 @@ class FileModeRunner:
         clock.now += 1
         self._holding = True
         try:
-            self.engine.ingress(self.pipeline, IngressPacket(port, frame, packet_id))
+            self.engine.ingress_frame(self.pipeline, port, frame, packet_id)
         except Exception as exc:
             self.engine.counters.errors += 1
             log_packet_error("ingress", port, exc)
@@ -175,14 +175,15 @@ class FileModeRunner:
                 except Exception as exc:
                     self.engine.counters.errors += 1
                     log_packet_error("egress", held[0], exc)
-        self._drain()
+        if self._reinjected or len(self.tm):  # else `_drain` would find nothing (every entry point drains)
+            self._drain()
 
     def process_batch(self, frames: list[tuple[int, bytes, int]]) -> None:
         """Frames `(port, frame, packet_id)` through ingress in order (each with its resubmissions), then drain
         the queues and recirculations: BMv2's ingress running ahead of its egress."""
         impair = self._impair
         clock = self.clock
-        ingress = self.engine.ingress
+        ingress = self.engine.ingress_frame
         pipeline = self.pipeline
         reinjected = self._reinjected
         for port, frame, packet_id in frames:
@@ -194,7 +195,7 @@ class FileModeRunner:
                 continue
             clock.now += 1
             try:
-                ingress(pipeline, IngressPacket(port, frame, packet_id))
+                ingress(pipeline, port, frame, packet_id)
             except Exception as exc:
                 self.engine.counters.errors += 1
                 log_packet_error("ingress", port, exc)

@@ -49,6 +49,10 @@ class Pipeline:
     rt: RuntimeBindings
     program: Any
     name: str = ""
+    #: the program's fused entry for a packet from a port (`Program.port_ingress`: init, the standard metadata a
+    #: port packet starts with, parse, verify and ingress in one call), None for a module without one: the engine
+    #: then calls the entry points one by one (`V1Model.ingress_frame`)
+    port_ingress: Any = None
 
 
 def parse_device_config(device_config: bytes) -> device_config_format.DeviceConfig:
@@ -106,7 +110,8 @@ def instantiate(
     missing = [m for m in PROGRAM_MEMBERS if not callable(getattr(built, m, None))]
     if missing:
         raise DeviceConfigError(f"generated Program lacks {', '.join(missing)}")
-    return Pipeline(p4info=p4info, config=config, state=state, rt=rt, program=built, name=program.name)
+    return Pipeline(p4info=p4info, config=config, state=state, rt=rt, program=built, name=program.name,
+                    port_ingress=getattr(built, "port_ingress", None))
 
 
 def default_p4info_path(device_config_path: str | Path) -> Path:

@@ -134,41 +134,73 @@ class V1Model:
     # ------------------------------------------------------------------------------------------------ ingress
 
     def ingress(self, pipeline: Pipeline, pkt: IngressPacket) -> None:
+        if (pkt.instance_type == INSTANCE_NORMAL and pkt.preserved is None and pkt.packet_length is None
+                and pipeline.port_ingress is not None):
+            self.ingress_frame(pipeline, pkt.port, pkt.data, pkt.packet_id)
+            return
+        self._ingress_pass(pipeline, pkt.port, pkt.data, pkt.packet_id, pkt.instance_type, pkt.preserved,
+                           pkt.packet_length)
+
+    def ingress_frame(self, pipeline: Pipeline, port: int, data: bytes, packet_id: int = 0) -> None:
+        """`ingress` of a frame from a port (no `IngressPacket`): the program's fused entry (`Program.port_ingress`:
+        init, this port packet's standard metadata, parse, verify, ingress) and, for the common outcome (no clone,
+        resubmit or multicast), the unicast decision inline. The same steps in the same order as `_ingress_pass`:
+        the received count and the clock read before the program runs, `instance_type` left 0."""
+        fused = pipeline.port_ingress
+        if fused is None:
+            self._ingress_pass(pipeline, port, data, packet_id, INSTANCE_NORMAL, None, None)
+            return
+        ctx = PacketContext(data, packet_id)
+        length = len(data)
+        self.counters.received += 1
+        fused(ctx, port, self.clock_us() & MASK_48, length)
+        sm = ctx.sm
+        if ctx.clone_requests or ctx.resubmit_field_list is not None or sm.mcast_grp:
+            self._after_ingress(pipeline, ctx, port, data, packet_id, length)
+            return
+        egress_spec = sm.egress_spec
+        if egress_spec == DROP_PORT:
+            self.counters.dropped_ingress += 1
+            return
+        sm.instance_type = INSTANCE_NORMAL
+        self._enqueue(egress_spec, QueuedPacket(ctx, pipeline, length))
+
+    def _ingress_pass(self, pipeline: Pipeline, port: int, data: bytes, packet_id: int, instance_type: int,
+                      preserved: Any, packet_length: int | None) -> None:
+        """One ingress pass with the entry points one by one: resubmitted and recirculated packets (zeroed
+        metadata plus the preserved fields), and programs without a fused entry."""
         program = pipeline.program
-        ctx = PacketContext(pkt.data, pkt.packet_id)
+        ctx = PacketContext(data, packet_id)
         program.init(ctx)
         sm = ctx.sm
-        length = len(pkt.data) if pkt.packet_length is None else pkt.packet_length
-        if pkt.instance_type == INSTANCE_NORMAL:
+        length = len(data) if packet_length is None else packet_length
+        if instance_type == INSTANCE_NORMAL:
             # only a packet from a port gets these; BMv2 zeroes them for resubmitted/recirculated packets
-            sm.ingress_port = pkt.port
+            sm.ingress_port = port
             sm.ingress_global_timestamp = self.clock_us() & MASK_48
             self.counters.received += 1
         sm.packet_length = length
-        sm.instance_type = pkt.instance_type
-        if pkt.preserved is not None:
-            program.restore_field_list(ctx, pkt.preserved)
+        sm.instance_type = instance_type
+        if preserved is not None:
+            program.restore_field_list(ctx, preserved)
         program.parse(ctx)
         program.verify_checksum(ctx)
         program.ingress(ctx)
+        self._after_ingress(pipeline, ctx, port, data, packet_id, length)
 
+    def _after_ingress(self, pipeline: Pipeline, ctx: PacketContext, port: int, data: bytes, packet_id: int,
+                       length: int) -> None:
+        """BMv2's decisions after ingress (the module docstring's order): clone, resubmit, multicast, drop,
+        enqueue."""
+        sm = ctx.sm
         if ctx.clone_requests:
-            self._ingress_clone(pipeline, pkt, ctx, length)
+            self._ingress_clone(pipeline, port, data, packet_id, ctx, length)
 
         if ctx.resubmit_field_list is not None:
             fl = ctx.resubmit_field_list
-            preserved = program.save_field_list(ctx, fl) if fl else None
+            preserved = pipeline.program.save_field_list(ctx, fl) if fl else None
             self.counters.resubmitted += 1
-            self.reinject(
-                IngressPacket(
-                    pkt.port,
-                    pkt.data,
-                    pkt.packet_id,
-                    INSTANCE_RESUBMIT,
-                    preserved,
-                    length,
-                )
-            )
+            self.reinject(IngressPacket(port, data, packet_id, INSTANCE_RESUBMIT, preserved, length))
             return
 
         mgid = sm.mcast_grp
@@ -186,16 +218,17 @@ class V1Model:
             ctx.clone_requests = []
         self._enqueue(egress_spec, QueuedPacket(ctx, pipeline, length))
 
-    def _ingress_clone(self, pipeline: Pipeline, pkt: IngressPacket, ctx: PacketContext, length: int) -> None:
+    def _ingress_clone(self, pipeline: Pipeline, port: int, data: bytes, packet_id: int, ctx: PacketContext,
+                       length: int) -> None:
         _clone_type, session_id, field_list = ctx.clone_requests[-1]
         session = pipeline.state.pre.clone_sessions.get(session_id)
         if session is None:
             return
         program = pipeline.program
         preserved = program.save_field_list(ctx, field_list) if field_list else None
-        clone = PacketContext(pkt.data, packet_id=pkt.packet_id, copy_id=1)
+        clone = PacketContext(data, packet_id=packet_id, copy_id=1)
         program.init(clone)
-        clone.sm.ingress_port = pkt.port  # parsers may branch on it; zeroed again below, as in BMv2
+        clone.sm.ingress_port = port  # parsers may branch on it; zeroed again below, as in BMv2
         program.parse(clone)
         self._fresh_metadata(program, clone)
         if preserved is not None:

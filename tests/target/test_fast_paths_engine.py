@@ -3,7 +3,7 @@ counterparts on random inputs:
 
 - vector code with an invariant operand held in a 0-d array (`vector._Emitter.scalar`) gives what the scalar code
   gives (the scalar code generator follows BMv2's integer semantics statement by statement);
-- `vecops.decode` (native words byteswapped) and `vecops.encode` (a big-endian array the deparser joins) give the
+- `vecops.decode` (one cast from the big-endian dtype) and `vecops.encode` (a big-endian array the deparser joins) give the
   wire's big-endian fields, checked with `struct`;
 - a shift by a run-time amount, inlined for plain operands, is BMv2's: the low W bits, 0 when the amount is W or more;
 - an empty control's entry point does nothing, a non-empty one still runs;
@@ -14,7 +14,9 @@ counterparts on random inputs:
   viewed local, empty controls are decided from the IR;
 - an empty egress control skips egress's metadata in the engine (`Program.egress_noop`) with the same frames,
   counters and registers as the full pass;
-- the bench loop that drops output per input batch counts what the keep-everything loop keeps.
+- the bench loop that drops output per input batch counts what the keep-everything loop keeps;
+- the fused ingress of a port packet (`Program.port_ingress`, `V1Model.ingress_frame`) leaves what the entry
+  points called one by one leave, on every program case with input frames.
 """
 
 from __future__ import annotations
@@ -751,3 +753,103 @@ V1Switch(P(), VC(), I(), E(), CC(), D()) main;
         assert f"    def {role}(ctx):\n        try:\n" in source, role
     out, port, _ctx = vs.Harness(compiled).run(bytes(range(14)) + b"pay")
     assert port == 3 and out == bytes(range(14)) + b"pay"
+
+
+# ------------------------------------------------------------------------------ the fused ingress of a port packet
+# ingress writes what a port packet's standard metadata starts with (and the parser's verdict) into the packet; a
+# parser error, an `exit` and a non-empty verify control are on the way
+PORT_PROGRAM = vs.PRELUDE + """
+header h_t { bit<8> mode; bit<8> pad; }
+header o_t { bit<16> port; bit<32> len; bit<48> ts; bit<32> itype; bit<16> perr; bit<8> seen; bit<8> vc; }
+header x_t { bit<16> ck; bit<16> y; }
+struct headers_t { h_t h; o_t o; x_t x; }
+struct meta_t { bit<8> unused; }
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(h.h); pkt.extract(h.o);
+        transition select(h.h.mode) { 7: more; default: accept; }
+    }
+    state more { pkt.extract(h.x); transition accept; }
+}
+control VC(inout headers_t h, inout meta_t m) {
+    apply { verify_checksum(h.x.isValid(), { h.h.mode, h.h.pad, h.x.y }, h.x.ck, HashAlgorithm.csum16); }
+}
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        h.o.port = (bit<16>)sm.ingress_port; h.o.len = sm.packet_length; h.o.ts = sm.ingress_global_timestamp;
+        h.o.itype = sm.instance_type; h.o.perr = (bit<16>)(sm.parser_error == error.PacketTooShort ? 1w1 : 1w0);
+        h.o.vc = (bit<8>)sm.checksum_error;
+        if (h.h.mode == 1) { sm.egress_spec = 511; exit; }
+        if (h.h.mode == 2) { sm.egress_spec = 2; exit; }
+        h.o.seen = 1;
+        sm.egress_spec = (bit<9>)(h.h.pad & 3);
+    }
+}
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.h); pkt.emit(h.o); pkt.emit(h.x); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+def test_the_fused_port_ingress_equals_the_entry_points_one_by_one() -> None:
+    """`Program.port_ingress` (init, a port packet's standard metadata, parse, verify, ingress in one call) and
+    `V1Model.ingress_frame`'s inline unicast decision leave what the entry points called one by one leave (the
+    engine's general pass, used when a pipeline has no fused entry): same frames per port, counters, registers
+    and clock, through `process` and `process_batch`, on every tests/target/programs case with input frames, the
+    aggregation programs and a program that writes its port metadata, parser error and verify result into the
+    packet. The fused entry must have run."""
+    from bench._wide import wide_frames, wide_program
+    from p4switch.compiler import compile_file
+    from p4switch.runtime.state import CloneSession, MulticastGroup, Replica
+    from p4switch.switch.filemode import FileModeRunner, TickClock
+    from p4switch.switch.pipeline import build_pipeline
+
+    def configure(state: Any) -> None:
+        pre = state.pre
+        pre.clone_sessions[5] = CloneSession(5, [Replica(0, 2)])
+        pre.mcast_groups[1] = MulticastGroup(1, [Replica(10, 1), Replica(20, 2)])
+
+    rng = random.Random(83)
+    port_frames = [bytes([rng.choice((0, 0, 1, 2, 7)), rng.randrange(256)])
+                   + bytes(rng.getrandbits(8) for _ in range(rng.choice((3, 21, 25, 40)))) for _ in range(80)]
+    n = max(vector.MIN_LANES, 16)
+    cases = [(compile_text(PORT_PROGRAM, "port_fields"), port_frames),
+             (compile_text(wide_program(n), "wide_fused"), wide_frames(n, 10, seed=8)),
+             (compile_text(QUEUE_PROGRAM, "queue_fused"), [bytes([rng.randrange(4), rng.randrange(4)]) + bytes(28)
+                                                            for _ in range(40)])]
+    for case in sorted(p.parent.name for p in (Path(__file__).resolve().parent / "programs").glob("*/case.py")):
+        frames = _case_input(case)
+        if frames:
+            cases.append((compile_file(_program_dir(case) / "prog.p4"), frames))
+    assert len(cases) > 40
+    for compiled, frames in cases:
+        runs = []
+        for fused in (True, False):
+            for batch in (False, True):
+                clock = TickClock()
+                pipeline = build_pipeline(compiled.p4info, compiled.device_config_bytes(), seed=1, clock_us=clock)
+                configure(pipeline.state)
+                calls = [0]
+                entry = pipeline.port_ingress
+                assert entry is not None, compiled.name
+
+                def counted(*args: Any, entry: Any = entry, calls: list[int] = calls) -> None:
+                    calls[0] += 1
+                    entry(*args)
+
+                pipeline.port_ingress = counted if fused else None
+                runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(6)}, clock=clock)
+                for i, frame in enumerate(frames):
+                    port = 1 + i % 3
+                    if batch:
+                        runner.process_batch([(port, frame, i)])
+                    else:
+                        runner.process(port, frame, i)
+                assert (calls[0] == len(frames)) if fused else calls[0] == 0, compiled.name
+                registers = {r.name: list(r.cells) for r in pipeline.state.registers}
+                counters = {c.name: (list(c.packets), list(c.bytes)) for c in pipeline.state.counters}
+                runs.append(({p: list(v) for p, v in runner.outputs().items()}, dict(vars(runner.engine.counters)),
+                             registers, counters, clock.now))
+        assert runs[0] == runs[2] and runs[1] == runs[3], compiled.name
+        assert sum(len(v) for v in runs[0][0].values()) or runs[0][1]["dropped_ingress"], compiled.name
