@@ -892,7 +892,12 @@ class _Emitter:
         cv = self.expr(cond)
         mask = self.tmp("m")
         w = b.width
-        self.w(f"{x}, {mask} = _vx.sat_add_ovf({a.code}, {c.code}, {w}, True, _vx.i{w})")
+        if a.raw is not None and c.raw is not None:
+            # both operands are reinterpreting casts of bit<W> lanes in their own container: the unsigned patterns
+            # go in as they are (no signed views, no operand checks at run time)
+            self.w(f"{x}, {mask} = _vx.sat_add_ovf_u({a.raw}, {c.raw}, {w})")
+        else:
+            self.w(f"{x}, {mask} = _vx.sat_add_ovf({a.code}, {c.code}, {w}, True, _vx.i{w})")
         self.masked_branches(test, cv, mask)
         return True
 

@@ -189,6 +189,29 @@ def sat_add_ovf(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> tuple[n
     return s.astype(dtype), _not_equal(r, s)
 
 
+_greater_equal = np.greater_equal
+# `sat_add_ovf_u`'s constants per width, 0-d arrays of the unsigned container: the sign bit, W-1, the maximum
+_SIGN_U: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {
+    w: (np.array(1 << (w - 1), _U[w]), np.array(w - 1, _U[w]), np.array((1 << (w - 1)) - 1, _U[w])) for w in (8, 16, 32)}
+
+
+def sat_add_ovf_u(a: np.ndarray, b: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """`sat_add_ovf` of `(int<W>)a |+| (int<W>)b` for two lane vectors of `bit<W>` patterns in their own unsigned
+    container (W = 8, 16, 32: field runs and lane locals as they are), which the vectoriser knows when it emits
+    the call (`vector._Emitter.saturation_flag`): no type checks and no signed views of the operands. The unsigned
+    add wraps to the same bits as the signed one; a lane overflowed exactly when the sign bit of `(a ^ s) & (b ^ s)`
+    is set, and then takes the maximum `2^(W-1) - 1 + (a >> W-1)` (the minimum's pattern for a negative `a`). The
+    sum comes back as `int<W>` values (a signed view), with the per-lane mask."""
+    s = _add(a, b)
+    t = _xor(a, s)
+    _and(t, _xor(b, s), t)
+    sign, shift, top = _SIGN_U[width]
+    m = _greater_equal(t, sign)
+    if _count_nonzero(m):
+        s = _where(m, _add(_right_shift(a, shift), top), s)
+    return s.view(_S[width]), m
+
+
 def sat_sub(a: Any, b: Any, width: int, signed: bool, dtype: Any) -> np.ndarray:
     """`a |-| b`: clamped at the type's minimum (0 for `bit<W>`) and maximum."""
     r = _wide(a, b, _subtract)

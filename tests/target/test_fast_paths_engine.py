@@ -10,6 +10,7 @@ counterparts on random inputs:
 - `FileModeRunner.process` of one frame (no list, no loop) leaves what `process_batch` of that frame leaves;
 - `vecops.sat_add_ovf` in the lanes' own dtype (sign test, clamp only where a lane overflowed) equals the int64
   path and the clamped sum; the saturating-add flag idiom is fused only in its exact shape (decided from the IR);
+- `vecops.sat_add_ovf_u` (the fused idiom on unsigned patterns) is the signed clamped sum computed with Python ints;
 - a store of a reinterpreting cast takes its source (no `view`), register row copies are kept for a rebound or
   viewed local, empty controls are decided from the IR;
 - an empty egress control skips egress's metadata in the engine (`Program.egress_noop`) with the same frames,
@@ -499,7 +500,7 @@ def test_saturating_add_and_its_flag_fused_match_the_scalar_code() -> None:
     assert sum(1 for _, outcome in log if outcome == "vectorised") == 4, log
     body = vec.source.split("def build", 1)[1]
     # the three idioms fused (8, 16, 32 bits); the fourth compares with a difference, not the sum: left alone
-    assert body.count("_vx.sat_add_ovf(") == 3 and body.count("_vx.sat_add(") == 1, body
+    assert body.count("_vx.sat_add_ovf_u(") == 3 and body.count("_vx.sat_add(") == 1, body
     rng = random.Random(21)
     frames = []
     for _ in range(300):
@@ -526,6 +527,35 @@ def test_sat_add_ovf_is_the_clamped_sum_and_the_wrapping_compare() -> None:
         wrapped = (a.view(ut) + b.view(ut)).astype(ut)
         assert got.dtype == np.dtype(dt) and got.tolist() == want
         assert mask.tolist() == (got.view(ut) != wrapped).tolist() and mask.any() and not mask.all()
+
+
+def test_sat_add_ovf_u_on_unsigned_patterns_is_the_signed_clamped_sum() -> None:
+    """`sat_add_ovf_u` (the fused idiom on bit<W> patterns, no signed views): each lane the clamped sum of the two
+    patterns read as int<W>, computed with Python ints, and the mask set exactly where the sum was clamped;
+    the operands are left as they were."""
+    rng = np.random.default_rng(10)
+    for width, ut, st in ((8, np.uint8, np.int8), (16, np.uint16, np.int16), (32, np.uint32, np.int32)):
+        lo, hi, sign = -(1 << (width - 1)), (1 << (width - 1)) - 1, 1 << (width - 1)
+        edges = [0, 1, hi, hi + 1, (1 << width) - 1, sign - 2, sign + 1]
+        for rounds in range(4):
+            size = int(rng.integers(1, 600))
+            a = rng.integers(0, 1 << width, size, dtype=np.uint64).astype(ut)
+            b = rng.integers(0, 1 << width, size, dtype=np.uint64).astype(ut)
+            if rounds:  # lanes at the edges, both ways round
+                k = min(size, len(edges))
+                a[:k] = rng.choice(edges, k)
+                b[:k] = rng.choice(edges, k)
+            before = (a.copy(), b.copy())
+            got, mask = vecops.sat_add_ovf_u(a, b, width)
+            signed = [((int(x) ^ sign) - sign, (int(y) ^ sign) - sign) for x, y in zip(a, b, strict=True)]
+            want = [min(max(x + y, lo), hi) for x, y in signed]
+            assert got.dtype == np.dtype(st) and got.tolist() == want, (width, rounds)
+            assert mask.tolist() == [not lo <= x + y <= hi for x, y in signed], (width, rounds)
+            assert (a == before[0]).all() and (b == before[1]).all()
+        x = np.array([hi, sign, hi, 5], ut)  # max + max, min + min, max + min, no overflow: both clamps seen
+        y = np.array([hi, sign, sign, 7], ut)
+        got, mask = vecops.sat_add_ovf_u(x, y, width)
+        assert got.tolist() == [hi, lo, -1, 12] and mask.tolist() == [True, True, False, False]
 
 
 def test_sat_add_ovf_in_the_lanes_dtype_equals_the_int64_path() -> None:
@@ -678,7 +708,7 @@ def test_saturation_flag_is_fused_only_in_its_exact_shape() -> None:
     vec, scalar, log = vs.compile_both(text, "fuse_shapes")
     assert sum(1 for _, outcome in log if outcome == "vectorised") == 4, log
     body = vec.source.split("def build", 1)[1]
-    assert body.count("_vx.sat_add_ovf(") == 2 and body.count("_vx.sat_add(") == 2, body
+    assert body.count("_vx.sat_add_ovf_u(") == 2 and body.count("_vx.sat_add(") == 2, body
     rng = random.Random(41)
     frames = []
     for _ in range(300):
