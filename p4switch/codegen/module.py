@@ -281,6 +281,9 @@ class ModuleGen:
     def owner_block(self, block: BlockInstance, inst: Any) -> BlockInstance:
         if inst in block.decl.locals:
             return block
+        if any(d is inst for d in self.typed.program.declarations):
+            # a program-scope instance: one object for every block, named without a prefix (elaborate)
+            return BlockInstance(block.decl, "")
         return block
 
     def callable_name(self, g: BlockGen, decl: Any) -> str:

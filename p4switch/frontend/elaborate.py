@@ -178,12 +178,22 @@ class Elaborator:
                 self.pipeline.blocks[role] = block
         if self.diagnostics:
             raise CompileError(self.diagnostics)
+        self.collect_program_scope(main)
         self.collect([self.pipeline.blocks[role] for role in V1MODEL_ROLES])
         self.collect_controller_headers()
         self.collect_field_lists()
         if self.diagnostics:
             raise CompileError(self.diagnostics)
         return self.pipeline
+
+    def collect_program_scope(self, main: ast.Instantiation) -> None:
+        """Extern instances declared at program scope (`register<bit<8>>(2) r;` outside any control): one object
+        shared by every block that names it, with no block prefix in its control-plane name. p4c's evaluator visits
+        them with `main`, one level above the blocks, so they come first in P4Info."""
+        root = BlockInstance(self.pipeline.blocks[V1MODEL_ROLES[0]].decl, "")
+        for decl in self.typed.program.declarations:
+            if isinstance(decl, ast.Instantiation) and decl is not main:
+                self.add_extern(root, decl)
 
     def block_arg(self, value: ast.Expression) -> BlockInstance | None:
         decl, prefix = v1switch_block(self.typed, value)
