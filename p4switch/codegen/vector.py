@@ -355,6 +355,28 @@ class _RowRead:
     escapes: bool = False
 
 
+@dataclass
+class _Fresh:
+    """A lane local bound to an array nothing else references (the fused saturating add's result), as of its
+    binding: the emitter's count of the local's uses then (`base`) and how many uses since only copied it (an
+    operand of an operator that makes a fresh array, a register write or a field store: `copied`)."""
+
+    base: int
+    copied: int = 0
+
+
+@dataclass
+class _RunStore:
+    """A whole field run stored from a `_Fresh` local (`x[:] = local` at `at`) whose uses so far all copied it:
+    when the emitter wrote no later use of the local (`uses` is still its count), the run takes the array itself
+    (`rebind`, indented) instead of a copy."""
+
+    at: int
+    name: str
+    uses: int
+    rebind: str
+
+
 def _bits(t: P4Type) -> BitsT | None:
     u = underlying(t)
     return u if isinstance(u, BitsT) and 0 < u.width <= 32 else None
@@ -402,6 +424,11 @@ class _Emitter:
         # register rows read into locals (`declare_and_read`): local -> _RowRead; whether each copy can go is
         # decided from how the emitter uses the local afterwards (`elide_row_copies`)
         self.row_reads: dict[str, _RowRead] = {}
+        # lane locals: uses written so far; those bound to an unshared array; field runs that may take such an
+        # array instead of a copy of it (`rebind_run_stores`)
+        self.local_uses: dict[str, int] = {}
+        self.fresh: dict[str, _Fresh] = {}
+        self.run_stores: list[_RunStore] = []
         self.written: set[str] = set()  # vector stores a statement of the run has written so far
         self.counter = 0
         self._slots(lanes)
@@ -592,6 +619,13 @@ class _Emitter:
             row = self.row_reads.get(code)
             if row is not None:
                 row.operands += 1
+            self.copied(code)
+
+    def copied(self, code: str) -> None:
+        """A use of a `_Fresh` local that copies its array (an operand, a register write, a field store)."""
+        fresh = self.fresh.get(code)
+        if fresh is not None:
+            fresh.copied += 1
 
     def to_pattern(self, v: _V, b: BitsT) -> str:
         """A value as the unsigned patterns a field run or register store holds (invariants already are). Unmasked,
@@ -611,6 +645,7 @@ class _Emitter:
             ref = self.typed.refs.get(e)
             if isinstance(ref, Var) and ref in self.local:
                 name = self.local[ref][0]
+                self.local_uses[name] = self.local_uses.get(name, 0) + 1
                 row = self.row_reads.get(name)
                 if row is not None:
                     row.uses += 1
@@ -898,6 +933,7 @@ class _Emitter:
             self.w(f"{x}, {mask} = _vx.sat_add_ovf_u({a.raw}, {c.raw}, {w})")
         else:
             self.w(f"{x}, {mask} = _vx.sat_add_ovf({a.code}, {c.code}, {w}, True, _vx.i{w})")
+        self.fresh[x] = _Fresh(self.local_uses.get(x, 0))  # both calls return a new array, referenced by x alone
         self.masked_branches(test, cv, mask)
         return True
 
@@ -911,6 +947,17 @@ class _Emitter:
             if not row.escapes and row.uses == row.operands:
                 lines[row.at] = row.uncopied
 
+    def rebind_run_stores(self) -> None:
+        """A whole field run stored from a `_Fresh` local takes the local's array (a view as the run's unsigned
+        dtype) instead of a copy, when every use of the local before the store copied it and the emitter wrote no
+        use after it: no other name then references that array, so later in-place stores into the run (vector
+        code, `RunField`, `assign`) cannot show anywhere else. A field run is the header's own array and may be
+        rebound (the parser does so: `vecops.decode`). One 1024-lane copy fewer per packet for aggregation."""
+        lines = self.g.lines
+        for st in self.run_stores:
+            if self.local_uses.get(st.name, 0) == st.uses:
+                lines[st.at] = st.rebind
+
     def store_lane(self, left: ast.Expression, v: _V) -> None:
         """Write a value into a lane location (a lane local or a lane field), under the current mask."""
         if isinstance(left, ast.Name):
@@ -920,6 +967,7 @@ class _Emitter:
             value = self.lanevec(v) if self.mask is None else f"_vx.where({self.mask}, {self.num(v, t)}, {name})"
             if name in self.row_reads:
                 self.row_reads[name].escapes = True  # rebound: the row read stays a copy
+            self.fresh.pop(name, None)  # its new array may be shared (`lanevec` hands out views and locals)
             self.w(f"{name} = {value}")
             return
         assert isinstance(left, ast.Member)
@@ -927,6 +975,14 @@ class _Emitter:
         value = self.to_pattern(v, fs.t)
         if self.mask is not None:
             value = f"_vx.where({self.mask}, {value}, {fs.ref})"
+        else:
+            self.copied(value)
+            fresh = self.fresh.get(value)
+            if (fresh is not None and fs.plain and not fs.t.signed and fs.t.width == _container(fs.t)
+                    and self.local_uses.get(value, 0) - fresh.base == fresh.copied):
+                c = _container(fs.t)
+                self.run_stores.append(_RunStore(len(self.g.lines), value, self.local_uses[value],
+                                                 "    " * self.g.level + f"{fs.ref} = {value}.view(_vx.u{c})"))
         self.w(f"{fs.ref}[:] = {value}" if not fs.ref.endswith("]") else f"{fs.ref} = {value}")
 
     def assign(self, left: ast.Expression, right: ast.Expression) -> None:
@@ -1054,6 +1110,8 @@ class _Emitter:
             code = self.to_pattern(v, rs.t)
             if self.mask is not None:
                 code = f"_vx.where({self.mask}, {code}, {target})"
+            else:
+                self.copied(code)  # the store's cells take a copy
             self.w(f"if {idx} < {rs.size}:")
             self.w(f"    {target} = {code}")
             return
@@ -1086,6 +1144,7 @@ def emit_vector_run(g: BlockGen, stmts: tuple[ast.Statement, ...], i: int) -> in
         em.stmt(stmts[i])
         em.check()
         em.elide_row_copies()
+        em.rebind_run_stores()
     except Reject as exc:
         del g.lines[mark:]
         del g.mod.bindings[bindings:]
