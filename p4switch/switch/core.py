@@ -117,6 +117,9 @@ class Switch:
         self._debug = False  # log.isEnabledFor(DEBUG), read once per batch rather than per packet
         self._port_queues: dict[int, Callable[[bytes], None]] = {}  # port -> its burst queue, for `_transmit`
         self._batch_transmit: Callable[[int, bytes], None] = self._transmit  # see `_tx_for_batch`
+        # the packet a batch pass made that the queues would hand out next, run by the batch itself
+        self._held: list[tuple[int, QueuedPacket, Any, float]] = []
+        self._hold_enqueue = self.tm.holding_enqueue(self._held)
         self._capture: PortCapture | None = None
         self.links = ImpairedLinks(self._deliver, self._busy)
         self._threads: list[threading.Thread] = []
@@ -398,25 +401,32 @@ class Switch:
         done, wake = self._run_batch(1)
         return done > 0, wake
 
-    def _run_batch(self, budget: int) -> tuple[int, float | None]:
+    def _run_batch(self, budget: int, port: int = 0, frames: list[bytes] | None = None) -> tuple[int, float | None]:
         """Up to `budget` units of pipeline work under one hold of the work lock and the traffic manager's lock:
         a packet allowed to leave goes through egress first, else the next input (resubmitted/recirculated before
-        new) through ingress; no per-packet lock or in-flight update (the batch's net change is applied once at
-        the end). The engine's enqueue is the traffic manager's lock-held one for the batch, and its transmit
-        queues each frame for its port's burst (`_tx_for_batch`) unless something needs the frame on the way
-        (capture, output callbacks, impairments, debug log: `_transmit`); those are read at the batch's start,
-        so a callback or impairment added meanwhile applies from the next batch. Each port's burst leaves at the
-        end. The worker runs batches of `WORK_BATCH`; `wait_idle` runs batches of one in its own thread.
+        new, the input buffer before `frames`, which the worker took from `port`'s ring) through ingress; no
+        per-packet lock or in-flight update (the batch's net change is applied once at the end). The engine's
+        enqueue is the traffic manager's `holding_enqueue`: a packet the queues would hand out next and at once
+        (they are empty, its queue is unshaped and not paused) skips them, and its egress runs right after the
+        pass that made it, with the depth and time the queues would have given (what the next loop turn would have
+        done); anything else is queued. Its transmit queues each frame for its port's burst (`_tx_for_batch`)
+        unless something needs the frame on the way (capture, output callbacks, impairments, debug log:
+        `_transmit`); those are read at the batch's start, so a callback or impairment added meanwhile applies
+        from the next batch. Each port's burst leaves at the end; frames the budget left over join the input
+        buffer. The worker runs batches of `WORK_BATCH`; `wait_idle` runs batches of one in its own thread.
         Returns (units done, seconds until a queued packet may leave or None)."""
-        done = ingressed = 0
+        done = ingressed = taken = 0
         wake: float | None = None
-        tm, hi, lo, engine = self.tm, self._input_hi, self._input_lo, self.engine
+        tm, hi, lo, engine, held = self.tm, self._input_hi, self._input_lo, self.engine, self._held
         poll, ingress, egress = tm.poll_locked, engine.ingress, engine.egress
+        n_rx = len(frames) if frames else 0
+        ingress_frame = engine.ingress_frame
+        next_id = self._packet_ids.__next__
         with self._work_lock:
             self._debug = debug = log.isEnabledFor(logging.DEBUG)
             self._in_batch = True
             size = len(tm)
-            engine.enqueue = tm.enqueue_locked
+            engine.enqueue = self._hold_enqueue
             if not (debug or self._capture is not None or self._outputs or self.links.table):
                 engine.transmit = self._batch_transmit
             try:
@@ -426,38 +436,66 @@ class Switch:
                             got, wake = poll()
                             if got is not None:
                                 done += 1
-                                port, _prio, item, depth = got
+                                out_port, _prio, item, depth = got
                                 if item.pipeline is not self._pipeline:
                                     self.dropped_stale += 1  # queued before a pipeline swap
                                     continue
                                 try:
-                                    egress(item, port, depth)
+                                    egress(item, out_port, depth)
                                 except Exception as exc:
-                                    self._packet_failed("egress", port, exc)
-                                continue
+                                    self._packet_failed("egress", out_port, exc)
+                                if not held:
+                                    continue
                         else:
                             wake = None
+                        if held:  # an egress clone the queues would hand out next: it runs below
+                            pass
                         # no lock: only the work lock's holder pops, and producers (appending under `_in_lock`)
                         # only see their capacity check made conservative by a concurrent pop
-                        if hi:
-                            pkt = hi.popleft()
-                        elif lo:
-                            pkt = lo.popleft()
+                        elif hi or lo:
+                            pkt = hi.popleft() if hi else lo.popleft()
+                            done += 1
+                            ingressed += 1
+                            pipeline = self._pipeline
+                            if pipeline is None:
+                                self.dropped_no_pipeline += 1
+                                continue
+                            if debug:
+                                log.debug("packet %d: ingress on port %d, %d bytes", pkt.packet_id, pkt.port,
+                                          len(pkt.data))
+                            try:
+                                ingress(pipeline, pkt)
+                            except Exception as exc:
+                                self._packet_failed("ingress", pkt.port, exc)
+                        elif taken < n_rx:
+                            frame = frames[taken]  # type: ignore[index]
+                            taken += 1
+                            done += 1
+                            pipeline = self._pipeline
+                            if pipeline is None:
+                                self.dropped_no_pipeline += 1
+                                continue
+                            packet_id = next_id()
+                            if debug:
+                                log.debug("packet %d: ingress on port %d, %d bytes", packet_id, port, len(frame))
+                            try:
+                                ingress_frame(pipeline, port, frame, packet_id)
+                            except Exception as exc:
+                                self._packet_failed("ingress", port, exc)
                         else:
                             break
-                        done += 1
-                        ingressed += 1
-                        pipeline = self._pipeline
-                        if pipeline is None:
-                            self.dropped_no_pipeline += 1
-                            continue
-                        if debug:
-                            log.debug("packet %d: ingress on port %d, %d bytes", pkt.packet_id, pkt.port,
-                                      len(pkt.data))
-                        try:
-                            ingress(pipeline, pkt)
-                        except Exception as exc:
-                            self._packet_failed("ingress", pkt.port, exc)
+                        while held:  # the packet the pass made, the queues' next: its egress now
+                            out_port, item, _q, _t = held.pop()
+                            done += 1
+                            if item.pipeline is not self._pipeline:
+                                self.dropped_stale += 1
+                                continue
+                            try:
+                                egress(item, out_port, 0)
+                            except Exception as exc:
+                                self._packet_failed("egress", out_port, exc)
+                    if held:  # not reached: every pass's held packet runs above; never lose one
+                        tm.put_held(held.pop())
             finally:
                 engine.enqueue, engine.transmit = self._tm_enqueue, self._transmit
                 self._in_batch = False
@@ -466,11 +504,13 @@ class Switch:
                         p.flush()
                 finally:
                     # applied last: until then the count is never below the truth (the batch's packets still
-                    # count). Each ingress pass ended an input's stay, every other change is the queues' (only
-                    # this thread enqueues or dequeues while it holds the work lock)
+                    # count). Each ingress pass from the input buffer ended an input's stay, every other change is
+                    # the queues' (only this thread enqueues or dequeues while it holds the work lock)
                     delta = len(tm) - size - ingressed
                     if delta:
                         self._busy(delta)
+                    if taken < n_rx:
+                        self._receive_many(port, frames[taken:])  # type: ignore[index]
         return done, wake
 
     def _packet_failed(self, stage: str, port: int, exc: Exception) -> None:
@@ -493,21 +533,30 @@ class Switch:
 
         return transmit
 
-    def _read_ports(self) -> bool:
-        """Move every frame waiting on the ports into the input buffer, as far as it has room (what does not fit
-        stays in the kernel's ring, which drops when full, like a NIC's). Ports share the room evenly."""
+    def _read_ports(self) -> list[tuple[int, list[bytes]]]:
+        """Take the frames waiting on the ports, as far as the input buffer has room (what is not taken stays in
+        the kernel's ring, which drops when full, like a NIC's); ports share the room evenly. Returns the bursts
+        a batch may run straight from the ring's copies, `(port, frames)`; a burst that needs per-frame handling
+        (capture, an ingress impairment, a PFC frame) goes into the input buffer instead (`_receive_many`)."""
         ports = self._port_list
         room = INPUT_CAPACITY - len(self._input_lo)
         if room <= 0 or not ports:
-            return False
-        share = max(room // len(ports), 1)
-        got = False
+            return []
+        # a frame is usually two passes (ingress and its held egress): a batch's budget holds what is read
+        share = max(min(room, WORK_BATCH // 2) // len(ports), 1)
+        bursts: list[tuple[int, list[bytes]]] = []
+        table = self.links.table
         for p in ports:
             frames = p.recv_batch(share)
             if frames:
-                got = True
-                self._receive_many(p.port, frames)
-        return got
+                port = p.port
+                if self._capture is not None or (port, "in") in table or (
+                    self.honor_pfc and _PFC_TYPE in map(_ETHERTYPE, frames)
+                ):
+                    self._receive_many(port, frames)
+                else:
+                    bursts.append((port, frames))
+        return bursts
 
     def _receive_many(self, port: int, frames: list[bytes]) -> None:
         """`_port_receive` for a burst from one port: one lock and one in-flight update for the whole burst unless
@@ -534,27 +583,40 @@ class Switch:
     def _worker_loop(self) -> None:
         self._worker_ident = threading.get_ident()
         while self._running:
-            if self._port_list and len(self._input_lo) < WORK_BATCH:
-                self._read_ports()
-            done, wake = self._run_batch(WORK_BATCH)
-            if done:
-                continue
-            if self._port_list and self._read_ports():
-                continue
-            self._sleeping = True
-            try:
-                with self._in_lock:
-                    if self._input_hi or self._input_lo or not self._running:
-                        continue
-                fds = [p.fileno() for p in self._port_list]
-                readable, _, _ = select.select([*fds, self._wake_r], [], [], wake)
-                if self._wake_r in readable:
-                    try:
-                        os.read(self._wake_r, 4096)
-                    except BlockingIOError:
-                        pass
-            finally:
-                self._sleeping = False
+            self._work_once()
+
+    def _work_once(self) -> None:
+        """One turn of the worker: the frames waiting on the ports run in batches straight from the rings' copies
+        (each batch serving the traffic manager and the input buffer first), else one batch of queued work; with
+        nothing to do, sleep in `select` until a port or the wake-up pipe is readable or the next rate-limited
+        departure."""
+        ports = self._port_list
+        if ports and len(self._input_lo) < WORK_BATCH and self._run_ports():
+            return
+        done, wake = self._run_batch(WORK_BATCH)
+        if done or (ports and self._run_ports()):
+            return  # (a frame may have come during the batch: looked at again before sleeping)
+        self._sleeping = True
+        try:
+            with self._in_lock:
+                if self._input_hi or self._input_lo or not self._running:
+                    return
+            fds = [p.fileno() for p in ports]
+            readable, _, _ = select.select([*fds, self._wake_r], [], [], wake)
+            if self._wake_r in readable:
+                try:
+                    os.read(self._wake_r, 4096)
+                except BlockingIOError:
+                    pass
+        finally:
+            self._sleeping = False
+
+    def _run_ports(self) -> bool:
+        """Run what waits on the ports, a batch per port's burst; whether anything was there."""
+        bursts = self._read_ports()
+        for port, frames in bursts:
+            self._run_batch(WORK_BATCH, port, frames)
+        return bool(bursts)
 
     def _tm_enqueue(self, port: int, priority: int, item: QueuedPacket) -> bool:
         """The engine's enqueue outside a batch (a batch uses the traffic manager's lock-held one directly and

@@ -231,6 +231,49 @@ class TrafficManager:
             self._cond.notify()
         return True
 
+    def holding_enqueue(self, held: list[tuple[int, Any, _Queue, float]]) -> Callable[[int, int, Any], bool]:
+        """An `enqueue_locked` for a caller that holds `lock` and runs egress itself: a packet that `poll` would
+        hand out next and at once (every queue empty, its own queue existing, unshaped, not paused, with room, no
+        blocked `dequeue`) is stamped and counted as `enqueue_locked` would (depth 0, this clock reading) and
+        appended to `held` as `(port, item, queue, time)` instead of being queued; the caller pops it and runs
+        its egress with dequeue depth 0, which is what the queue's enqueue and `poll` would have given. Any later
+        enqueue while `held` is not empty first puts the held packet into its queue (the place and time it was
+        given), so a second packet of the same pass (a clone, a replica) is ranked against it exactly as before.
+        For the live switch's batch: the common unicast packet costs no queue record, set update or `poll`."""
+        enqueue, get = self.enqueue_locked, self._queues.get
+        clock_ns, epoch = self._clock_ns, self._epoch_ns
+        if clock_ns is None or self.unbounded:
+            return enqueue  # only the live switch's configuration (one nanosecond clock, depths) takes packets
+
+        def hold(port: int, priority: int, item: Any) -> bool:
+            if held:
+                self.put_held(held.pop())
+            elif not self._size:
+                q = get((port, priority))
+                if q is not None and not q.delay and q.capacity and not self._waiters and not self._closed:
+                    ns = clock_ns()
+                    now = ns * 1e-9
+                    if q.paused_until <= now:
+                        self._last_now = now
+                        item.enq_timestamp = (ns - epoch) // 1000
+                        item.enq_qdepth = 0
+                        q.enqueued += 1
+                        held.append((port, item, q, now))
+                        return True
+            return enqueue(port, priority, item)
+
+        return hold
+
+    def put_held(self, entry: tuple[int, Any, _Queue, float]) -> None:
+        """A packet `holding_enqueue` handed out but the caller did not run: into its queue, with the departure
+        time it was given (already stamped and counted). Caller holds `lock`."""
+        _port, item, q, departure = entry
+        items = q.items
+        items.append((departure, item))
+        self._size += 1
+        if len(items) == 1:
+            self._nonempty.add(q)
+
     def poll(self) -> tuple[tuple[int, int, Any, int] | None, float | None]:
         """Non-blocking dequeue for a worker that also waits on other work: `(packet or None, seconds until the
         next packet may leave or None when every queue is empty)`."""
