@@ -4,8 +4,10 @@ Issue 16's third criterion. The data is p4c's public testdata, fetched by hand i
 (`p4_16_samples/NAME.p4`, `NAME.stf`, included files; `p4_16_samples_outputs/NAME.p4.p4info.txtpb`) and never
 committed here. Beside them, `fetch.json` records what the fetch saw: `frame` (the .stf file names listed, in
 p4c's folder, then those found by looking a path up past the listing's cap, also under `frame_looked_up`), `absent`
-(paths looked up that the index does not have) and `unusable` (path -> why: truncated, or an older format or
-program than p4c tests today).
+(paths looked up that the index does not have), `unusable` (path -> why: truncated, or an older format or
+program than p4c tests today) and `program_from_outputs` (program path -> the p4c file and commit it was read from,
+where the stored sample was older than its .stf or P4Info and p4c's own print of the program at a later commit,
+`p4_16_samples_outputs/NAME.p4`, was stored: p4test's `--pp` output, the parsed source before type checking).
 
 The sample: every `-bmv2` .stf of the frame (not ebpf/ubpf/psa/pna/tc/dpdk), sorted, shuffled with `--seed`;
 the packet set is the first `--count` v1model programs (a program that does not include v1model.p4 is skipped).
@@ -124,6 +126,18 @@ class Testdata:
             if (folder / inc).exists():
                 text += "\n" + (folder / inc).read_text()
         return text
+
+
+def programs_from_outputs(meta: dict[str, Any], names: list[str]) -> dict[str, str]:
+    """Which of `names` are measured on p4c's printed program rather than the sample file (`fetch.json`'s
+    `program_from_outputs`), as name -> `path@commit`, so a reader can tell the two apart."""
+    recorded: dict[str, dict[str, str]] = meta.get("program_from_outputs", {})
+    out = {}
+    for name in names:
+        source = recorded.get(f"p4_16_samples/{name}.p4")
+        if source is not None:
+            out[name] = f"{source['path']}@{source['commit']}"
+    return out
 
 
 def first_line(text: str) -> str:
@@ -296,6 +310,7 @@ def measure(root: Path, *, seed: int = 16, count: int = 50) -> dict[str, Any]:
         "testdata": str(root), "seed": seed, "count": count,
         "frame": data.frame(), "frame_note": data.meta.get("frame_note", ""),
         "order": order, "p4info_order": p4info_order, "skipped": skipped,
+        "programs_from_outputs": programs_from_outputs(data.meta, sorted(set(packet_set) | set(p4info_set))),
         "packet_tests": {"sample": packet_set, **packet_part},
         "p4info": {"sample": p4info_set, **p4info_part},
         **({"errors": errors} if errors is not None else {}),

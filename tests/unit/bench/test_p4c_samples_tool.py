@@ -252,3 +252,11 @@ def test_errors_stale_output_relocated_or_not_compared() -> None:
     assert (accepted.rejected, accepted.same_location, accepted.same_message) == (False, False, False)
     unknown = judge("prog.p4", program, None, [Diag(7, 11, "t: something is wrong")])
     assert unknown.rejected and unknown.same_location is None
+
+
+def test_programs_from_outputs_named_with_their_commit() -> None:
+    meta = {"program_from_outputs": {"p4_16_samples/a-bmv2.p4": {"path": "testdata/p4_16_samples_outputs/a-bmv2.p4",
+                                                                 "commit": "c1"}}}
+    assert p4c_samples.programs_from_outputs(meta, ["a-bmv2", "b-bmv2"]) == {
+        "a-bmv2": "testdata/p4_16_samples_outputs/a-bmv2.p4@c1"}
+    assert p4c_samples.programs_from_outputs({}, ["a-bmv2"]) == {}
