@@ -87,6 +87,9 @@ class FileModeRunner:
         # the (port, priority) queues the queues have made: the queues take equal priorities oldest queue first,
         # so a packet is held only for a queue that exists, whose place in that order is then already the same
         self._made: set[tuple[int, int]] = set()
+        # whether anything went into the queues since `_drain` last found them empty: `len(self.tm)` without its
+        # call (every entry point drains before it returns, so the queues are empty when one starts)
+        self._queued = False
         self.engine = V1Model(
             enqueue=self._enqueue,
             reinject=self._reinjected.append,
@@ -103,18 +106,20 @@ class FileModeRunner:
         in order, and so does a resubmission (which runs before anything queued). The first packet for a queue is
         always queued, so the queues are made in the same order as without holding."""
         if self._holding:
-            if self._held is None and (port, priority) in self._made and not len(self.tm):
+            if self._held is None and not self._queued and (port, priority) in self._made:
                 item.enq_qdepth = 0
                 item.enq_timestamp = self.clock.now
                 self._held = (port, priority, item)
                 return True
             self._release()
         self._made.add((port, priority))
+        self._queued = True
         return self.tm.enqueue(port, priority, item)
 
     def _release(self) -> None:
         held, self._held = self._held, None
         if held is not None:
+            self._queued = True
             self.tm.enqueue(*held)  # same depth (its queue is empty) and time (the clock moves between passes)
 
     def _transmit(self, port: int, frame: bytes) -> None:
@@ -175,7 +180,7 @@ class FileModeRunner:
                 except Exception as exc:
                     self.engine.counters.errors += 1
                     log_packet_error("egress", held[0], exc)
-        if self._reinjected or len(self.tm):  # else `_drain` would find nothing (every entry point drains)
+        if self._reinjected or self._queued:  # else `_drain` would find nothing
             self._drain()
 
     def process_batch(self, frames: list[tuple[int, bytes, int]]) -> None:
@@ -217,6 +222,7 @@ class FileModeRunner:
                 continue
             got = dequeue()
             if got is None:
+                self._queued = False
                 return
             port, _prio, item, depth = got
             self.clock.now += 1

@@ -163,7 +163,13 @@ class V1Model:
             self.counters.dropped_ingress += 1
             return
         sm.instance_type = INSTANCE_NORMAL
-        self._enqueue(egress_spec, QueuedPacket(ctx, pipeline, length))
+        priority = sm.priority
+        if priority >= self.priority_queues:  # `_enqueue`, inline
+            self.counters.dropped_priority += 1
+            log.debug("priority %d out of range (%d queues): packet dropped", priority, self.priority_queues)
+            return
+        if not self.enqueue(egress_spec, priority, QueuedPacket(ctx, pipeline, length)):
+            self.counters.dropped_queue_full += 1
 
     def _ingress_pass(self, pipeline: Pipeline, port: int, data: bytes, packet_id: int, instance_type: int,
                       preserved: Any, packet_length: int | None) -> None:

@@ -871,6 +871,7 @@ control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
         h.o.vc = (bit<8>)sm.checksum_error;
         if (h.h.mode == 1) { sm.egress_spec = 511; exit; }
         if (h.h.mode == 2) { sm.egress_spec = 2; exit; }
+        if (h.h.mode == 3) { sm.priority = (bit<3>)h.h.pad; }
         h.o.seen = 1;
         sm.egress_spec = (bit<9>)(h.h.pad & 3);
     }
@@ -901,7 +902,7 @@ def test_the_fused_port_ingress_equals_the_entry_points_one_by_one() -> None:
         pre.mcast_groups[1] = MulticastGroup(1, [Replica(10, 1), Replica(20, 2)])
 
     rng = random.Random(83)
-    port_frames = [bytes([rng.choice((0, 0, 1, 2, 7)), rng.randrange(256)])
+    port_frames = [bytes([rng.choice((0, 0, 1, 2, 3, 7)), rng.randrange(256)])
                    + bytes(rng.getrandbits(8) for _ in range(rng.choice((3, 21, 25, 40)))) for _ in range(80)]
     n = max(vector.MIN_LANES, 16)
     cases = [(compile_text(PORT_PROGRAM, "port_fields"), port_frames),
@@ -929,7 +930,8 @@ def test_the_fused_port_ingress_equals_the_entry_points_one_by_one() -> None:
                     entry(*args)
 
                 pipeline.port_ingress = counted if fused else None
-                runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(6)}, clock=clock)
+                # 4 priority queues: a priority of 4..7 is dropped (`V1Model.ingress_frame`'s inline `_enqueue`)
+                runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(6)}, clock=clock, priority_queues=4)
                 for i, frame in enumerate(frames):
                     port = 1 + i % 3
                     if batch:
@@ -943,3 +945,6 @@ def test_the_fused_port_ingress_equals_the_entry_points_one_by_one() -> None:
                              registers, counters, clock.now))
         assert runs[0] == runs[2] and runs[1] == runs[3], compiled.name
         assert sum(len(v) for v in runs[0][0].values()) or runs[0][1]["dropped_ingress"], compiled.name
+        if compiled.name == "port_fields":  # every outcome of the inline decision seen
+            counters = runs[0][1]
+            assert counters["dropped_priority"] and counters["dropped_ingress"] and counters["transmitted"]
