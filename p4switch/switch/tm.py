@@ -41,6 +41,8 @@ class _Queue:
     items: deque[tuple[float, Any]] = field(default_factory=deque)
     enqueued: int = 0
     dropped: int = 0
+    # unshaped and with room: `holding_enqueue` may hand its packets out at once (kept by `_configured`)
+    express: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ class TrafficManager:
         self._closed = False
         self._size = 0
         self._waiters = 0  # threads blocked in `dequeue`: only they need a notify per enqueue
+        self._hold_off = 0  # nonzero while a `dequeue` waits or once closed: `holding_enqueue` holds nothing
         self._on_change = on_change  # a worker waiting elsewhere must re-poll: a packet may leave earlier now
 
     # ------------------------------------------------------------------------------------------------- admin
@@ -120,7 +123,13 @@ class TrafficManager:
         if q is None:
             q = _Queue(port, priority, len(self._queues), capacity=self._default_depth)
             self._queues[(port, priority)] = q
+            self._configured(q)
         return q
+
+    @staticmethod
+    def _configured(q: _Queue) -> None:
+        """After a change of a queue's depth or rate: whether its packets may skip it (`holding_enqueue`)."""
+        q.express = not q.delay and q.capacity > 0
 
     def _priorities(self, priority: int | None) -> range:
         if priority is None:
@@ -135,7 +144,9 @@ class TrafficManager:
             raise QueueConfigError(f"queue depth must be >= 0, not {depth}")
         with self.lock:
             for p in self._priorities(priority):
-                self._queue(port, p).capacity = depth
+                q = self._queue(port, p)
+                q.capacity = depth
+                self._configured(q)
 
     def set_queue_rate(self, port: int, pps: float, priority: int | None = None) -> None:
         """Departure rate in packets/s (0 = unlimited) of one or all priority queues of `port`."""
@@ -143,7 +154,9 @@ class TrafficManager:
             raise QueueConfigError(f"queue rate must be >= 0, not {pps}")
         with self.lock:
             for p in self._priorities(priority):
-                self._queue(port, p).delay = 1.0 / pps if pps else 0.0
+                q = self._queue(port, p)
+                q.delay = 1.0 / pps if pps else 0.0
+                self._configured(q)
             self._cond.notify_all()
         if self._on_change is not None:
             self._on_change()
@@ -155,6 +168,7 @@ class TrafficManager:
             self._default_depth = depth
             for q in self._queues.values():
                 q.capacity = depth
+                self._configured(q)
 
     def pause(self, port: int, priority: int, seconds: float) -> None:
         """Hold queue (port, priority) for `seconds` (0 resumes at once), as a received PFC frame asks."""
@@ -246,20 +260,20 @@ class TrafficManager:
             return enqueue  # only the live switch's configuration (one nanosecond clock, depths) takes packets
 
         def hold(port: int, priority: int, item: Any) -> bool:
-            if held:
+            if not held:
+                if not self._size:
+                    q = get((port, priority))
+                    if q is not None and q.express and not self._hold_off:
+                        ns = clock_ns()
+                        now = ns * 1e-9
+                        if q.paused_until <= now:
+                            item.enq_timestamp = (ns - epoch) // 1000
+                            item.enq_qdepth = 0
+                            q.enqueued += 1
+                            held.append((port, item, q, now))
+                            return True
+            else:
                 self.put_held(held.pop())
-            elif not self._size:
-                q = get((port, priority))
-                if q is not None and not q.delay and q.capacity and not self._waiters and not self._closed:
-                    ns = clock_ns()
-                    now = ns * 1e-9
-                    if q.paused_until <= now:
-                        self._last_now = now
-                        item.enq_timestamp = (ns - epoch) // 1000
-                        item.enq_qdepth = 0
-                        q.enqueued += 1
-                        held.append((port, item, q, now))
-                        return True
             return enqueue(port, priority, item)
 
         return hold
@@ -340,15 +354,18 @@ class TrafficManager:
                         return None
                     wake = min(wake, deadline)
                 self._waiters += 1
+                self._hold_off += 1
                 try:
                     self._cond.wait(None if wake == float("inf") else max(wake - now, 0.0))
                 finally:
                     self._waiters -= 1
+                    self._hold_off -= 1
 
     def close(self) -> None:
         """Wake every waiting dequeuer; later enqueues are refused."""
         with self.lock:
             self._closed = True
+            self._hold_off += 1
             self._cond.notify_all()
 
 
