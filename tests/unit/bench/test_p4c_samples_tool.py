@@ -260,3 +260,14 @@ def test_programs_from_outputs_named_with_their_commit() -> None:
     assert p4c_samples.programs_from_outputs(meta, ["a-bmv2", "b-bmv2"]) == {
         "a-bmv2": "testdata/p4_16_samples_outputs/a-bmv2.p4@c1"}
     assert p4c_samples.programs_from_outputs({}, ["a-bmv2"]) == {}
+
+
+def test_stale_stf_counted_only_in_the_strictest_ratio() -> None:
+    V = p4c_samples.Verdict
+    results = {"a": V("pass"), "b": V("fail", "packet mismatch", "x"),
+               "c": V("excluded", "program unusable", "p4_16_samples/c.p4: old"),
+               "d": V("excluded", "data unusable", "p4_16_samples/d.stf: older than BMv2"),
+               "e": V("excluded", "not fetched", "p4_16_samples/e.stf")}
+    part = p4c_samples.summarise(results)
+    assert (part["passed"], part["usable"], part["stale_programs"], part["strict_ratio"]) == (1, 2, 1, 0.3333)
+    assert p4c_samples.stale_test_counts(results, part) == {"stale_stf": 1, "ratio_counting_stale_stf": 0.25}
