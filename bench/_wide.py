@@ -4,7 +4,9 @@ values per packet, its traffic, and the file-mode measurement of one embedded sw
 
 from __future__ import annotations
 
+import itertools
 import random
+import statistics
 import struct
 import time
 from typing import Any
@@ -112,9 +114,10 @@ def wide_frames(n: int, rounds: int, seed: int = 1) -> list[bytes]:
     return frames
 
 
-def measure(n: int, packets: int, *, vectorise: bool) -> dict[str, Any]:
+def measure(n: int, packets: int, *, vectorise: bool, chunks: int = 5) -> dict[str, Any]:
     """Compile the n-value program (vectorised or scalar), run `packets` frames through one file-mode switch, and
-    report the switch's CPU per packet and the int32 elements it aggregated per CPU second."""
+    report the switch's CPU per packet and the int32 elements it aggregated per CPU second (the whole run), and
+    CPU per packet of the best, median and worst of `chunks` equal parts of the run."""
     import contextlib
 
     from p4switch.codegen import vector
@@ -139,11 +142,25 @@ def measure(n: int, packets: int, *, vectorise: bool) -> dict[str, Any]:
         compile_cpu = time.process_time() - started
     runner = FileModeRunner(pipeline, {p: f"p{p}" for p in range(5)}, clock=clock)
     frames = wide_frames(n, max(1, min(packets, 400) // WORKERS))
-    seconds, cpu, emitted = timed_run_flushed(runner, cycled(frames, min(len(frames), 40)), cycled(frames, packets))
+    # the run in `chunks` equal parts, timed one by one: on a shared machine a burst of other work inflates some
+    # parts, so the best and the median part say more about the code than the whole run alone
+    sizes = [packets // chunks + (1 if i < packets % chunks else 0) for i in range(chunks)]
+    seconds = cpu = 0.0
+    emitted = 0
+    per_chunk: list[float] = []
+    stream = iter(cycled(frames, packets))  # one traffic sequence across the parts, as in a single run
+    for i, size in enumerate(s for s in sizes if s):
+        warm = cycled(frames, min(len(frames), 40)) if i == 0 else iter(())
+        part_s, part_cpu, part_out = timed_run_flushed(runner, warm, itertools.islice(stream, size))
+        seconds, cpu, emitted = seconds + part_s, cpu + part_cpu, emitted + part_out
+        per_chunk.append(part_cpu / size * 1e6)
+    ordered = sorted(per_chunk)
     return {
         "values_per_packet": n, "packets": packets, "frame_bytes": len(frames[0]), "frames_out": emitted,
         "vectorised_runs": sum(1 for _, outcome in log if outcome == "vectorised"),
         "cpu_us_per_packet": round(cpu / packets * 1e6, 2),
         "elements_per_cpu_s": round(n * packets / cpu, 1) if cpu > 0 else None,
+        "chunk_cpu_us_per_packet": {"best": round(ordered[0], 2), "median": round(statistics.median(ordered), 2),
+                                    "worst": round(ordered[-1], 2), "chunks": len(ordered)},
         "wall_pps": round(packets / seconds, 1), "compile_cpu_s": round(compile_cpu, 2),
     }
