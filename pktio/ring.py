@@ -34,6 +34,7 @@ TP_STATUS_COPY = 0x2
 TP_STATUS_VLAN_VALID = 0x10
 TP_STATUS_VLAN_TPID_VALID = 0x40
 _SLOW_STATUS = TP_STATUS_COPY | TP_STATUS_VLAN_VALID  # slots `recv_batch` cannot hand out as a plain slice
+_FAST_MASK = TP_STATUS_USER | _SLOW_STATUS  # status & this == TP_STATUS_USER: a filled slot holding a plain frame
 
 # struct tpacket2_hdr: status, len, snaplen (u32), mac, net (u16), sec, nsec (u32), vlan_tci, vlan_tpid (u16), pad;
 # the sockaddr_ll follows at TPACKET_ALIGN(32), its sll_pkttype 10 bytes in
@@ -113,34 +114,33 @@ class RxRing:
     def _walk(self, limit: int, append: Callable[[bytes], None] | None) -> int:
         """The one walk over filled slots, for `recv_batch` (each frame to `append`) and `discard` (`append`
         None: counted, never copied): up to `limit` slots handed back to the kernel, oldest first; the number of
-        frames found. A slot's header is read with one `unpack_from`; the common slot (the whole frame, no tag
-        to put back, not our own) is one slice of the mapping."""
+        frames found. A slot's header is read with one `unpack_from`, and one mask test tells the common slot
+        (ours, the whole frame, no tag to put back, not our own transmission): one slice of the mapping."""
         words, mm, offsets, header = self._words, self._map, self._offsets, _HEADER.unpack_from
-        i, n, got = self._next, len(offsets), 0
-        check_outgoing = not self.ignores_outgoing
-        for _ in range(limit):
-            off = offsets[i]
+        i, n = self._next, len(offsets)
+        end = i + min(limit, n)
+        slots = offsets[i:end] if end <= n else offsets[i:] + offsets[:end - n]
+        # without the kernel's filter every slot may be our own transmission: all take the slow path's check
+        common = TP_STATUS_USER if self.ignores_outgoing else -1
+        got = taken = 0
+        for off in slots:
             status, length, size, mac = header(mm, off)
-            if not status & TP_STATUS_USER:
-                break
-            if status & _SLOW_STATUS or size != length or (
-                check_outgoing and mm[off + _PKTTYPE_OFFSET] == PACKET_OUTGOING
-            ):
+            if status & _FAST_MASK == common and size == length:
+                got += 1
+                if append is not None:
+                    start = off + mac
+                    append(mm[start:start + size])
+            elif status & TP_STATUS_USER:
                 frame = self._slow_frame(off, off >> 2, status)
                 if frame:
                     got += 1
                     if append is not None:
                         append(frame)
             else:
-                got += 1
-                if append is not None:
-                    start = off + mac
-                    append(mm[start:start + size])
+                break  # the kernel's: nothing filled beyond it
             words[off >> 2] = 0  # the slot is the kernel's again
-            i += 1
-            if i == n:
-                i = 0
-        self._next = i
+            taken += 1
+        self._next = (i + taken) % n
         return got
 
     def _slow_frame(self, off: int, w: int, status: int) -> bytes:
