@@ -216,6 +216,12 @@ class Elaborator:
                     for name, value in zip(names, by_position(names, local.args), strict=True):
                         if value is None:
                             continue
+                        bound = block.child_by_name.get(value.name) if isinstance(value, ast.Name) else None
+                        if bound is not None:
+                            # a parser or control instance passed to a constructor parameter of its type (p4c's
+                            # issue1566-bmv2): `c.apply(...)` in the child applies that one shared instance
+                            child.child_by_name[name] = bound
+                            continue
                         if value not in self.typed.consts:
                             self.error(value.loc, f"{name}: constructor arguments must be compile-time constants")
                         child.ctor_values[name] = self.typed.consts.get(value)
