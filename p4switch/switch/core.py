@@ -33,7 +33,7 @@ from p4.config.v1 import p4info_pb2
 from p4switch.exceptions import P4SwitchError
 from p4switch.runtime.context import DROP_PORT
 from p4switch.switch.impaired_links import ImpairedLinks
-from p4switch.switch.impairments import DIRECTIONS, ImpairmentConfig, ImpairmentError
+from p4switch.switch.impairments import DIRECTIONS, Impairment, ImpairmentConfig, ImpairmentError
 from p4switch.switch.pfc import MAC_CONTROL_ETHERTYPE, parse_pfc, pause_seconds
 from p4switch.switch.pipeline import Pipeline, build_pipeline
 from p4switch.switch.ports import AfPacketPort, PortCapture
@@ -223,6 +223,9 @@ class Switch:
         imp = self.links.table.get((port, "in"))
         if imp is None:
             self._push_input(IngressPacket(port, frame, next(self._packet_ids)), wake=wake)
+        elif imp.instant:
+            for f in self.links.decide(imp, frame):
+                self._push_input(IngressPacket(port, f, next(self._packet_ids)), wake=wake)
         else:
             self.links.submit(imp, port, "in", frame)
 
@@ -265,6 +268,7 @@ class Switch:
             config = ImpairmentConfig(loss, dup, reorder, delay_ms, jitter_ms, seed=seed + i, corrupt=corrupt)
             config.validate()
             self.links.configure(port, d, config)
+        self._batch_transmit = self._tx_for_batch(self._port_queues)  # an instant egress impairment joins it
 
     def impairment_stats(self) -> dict[str, dict[str, int]]:
         return self.links.stats()
@@ -428,7 +432,7 @@ class Switch:
             self._in_batch = True
             size = len(tm)
             engine.enqueue = self._hold_enqueue
-            if not (debug or self._capture is not None or self._outputs or self.links.table):
+            if not (debug or self._capture is not None or self._outputs or self.links.delayed):
                 engine.transmit = self._batch_transmit
             try:
                 with tm.lock:  # admin operations (rates, depths, pauses) wait for the batch's end
@@ -530,7 +534,7 @@ class Switch:
                     if delta:
                         self._busy(delta)
                     if taken < n_rx:
-                        self._receive_many(port, frames[taken:])  # type: ignore[index]
+                        self._receive_many(port, frames[taken:], decided=True)  # type: ignore[index]
         return done, wake
 
     def _packet_failed(self, stage: str, port: int, exc: Exception) -> None:
@@ -540,8 +544,11 @@ class Switch:
 
     def _tx_for_batch(self, queues: dict[int, Callable[[bytes], None]]) -> Callable[[int, bytes], None]:
         """The engine's transmit inside a batch with nothing on the way: a frame for a port with a burst queue
-        joins that port's burst; any other (the CPU port, an unattached port) takes `_transmit`'s full path.
-        One Python call per transmitted frame."""
+        joins that port's burst (what an instant egress impairment lets through: `_impaired_queue`); any other
+        (the CPU port, an unattached port) takes `_transmit`'s full path. One Python call per transmitted frame."""
+        table = self.links.table
+        queues = {n: self._impaired_queue(imp, q) if (imp := table.get((n, "out"))) is not None else q
+                  for n, q in queues.items()}
         get, fallback = queues.get, self._transmit
 
         def transmit(port: int, frame: bytes) -> None:
@@ -553,11 +560,22 @@ class Switch:
 
         return transmit
 
+    def _impaired_queue(self, imp: Impairment, queue: Callable[[bytes], None]) -> Callable[[bytes], None]:
+        """A port's burst queue behind its instant egress impairment (a delaying one never reaches a batch)."""
+        decide = self.links.decide
+
+        def impaired(frame: bytes) -> None:
+            for f in decide(imp, frame):
+                queue(f)
+
+        return impaired
+
     def _read_ports(self) -> list[tuple[int, list[bytes]]]:
         """Take the frames waiting on the ports, as far as the input buffer has room (what is not taken stays in
         the kernel's ring, which drops when full, like a NIC's); ports share the room evenly. Returns the bursts
-        a batch may run straight from the ring's copies, `(port, frames)`; a burst that needs per-frame handling
-        (capture, an ingress impairment, a PFC frame) goes into the input buffer instead (`_receive_many`)."""
+        a batch may run straight from the ring's copies, `(port, frames)`, after an instant ingress impairment
+        decided which of them arrive; a burst that needs per-frame handling (capture, a delaying ingress impairment,
+        a PFC frame) goes into the input buffer instead (`_receive_many`)."""
         ports = self._port_list
         room = INPUT_CAPACITY - len(self._input_lo)
         if room <= 0 or not ports:
@@ -571,23 +589,31 @@ class Switch:
             frames = p.recv_batch(share)
             if frames:
                 port = p.port
-                if self._capture is not None or (port, "in") in table or (
+                imp = table.get((port, "in"))
+                if self._capture is not None or (imp is not None and not imp.instant) or (
                     self.honor_pfc and _PFC_TYPE in map(_ETHERTYPE, frames)
                 ):
                     self._receive_many(port, frames)
                 else:
-                    bursts.append((port, frames))
+                    if imp is not None:
+                        frames = self.links.decide_many(imp, frames)
+                    if frames:
+                        bursts.append((port, frames))
         return bursts
 
-    def _receive_many(self, port: int, frames: list[bytes]) -> None:
+    def _receive_many(self, port: int, frames: list[bytes], *, decided: bool = False) -> None:
         """`_port_receive` for a burst from one port: one lock and one in-flight update for the whole burst unless
-        a capture, an ingress impairment or a PFC frame needs per-frame handling."""
-        if self._capture is not None or (port, "in") in self.links.table or (
+        a capture, a delaying ingress impairment or a PFC frame needs per-frame handling. `decided`: frames a batch
+        left over, which already passed those checks and the port's ingress impairment."""
+        imp = None if decided else self.links.table.get((port, "in"))
+        if not decided and (self._capture is not None or (imp is not None and not imp.instant) or (
             self.honor_pfc and _PFC_TYPE in map(_ETHERTYPE, frames)
-        ):
+        )):
             for frame in frames:
                 self._port_receive(port, frame, wake=False)
             return
+        if imp is not None:
+            frames = self.links.decide_many(imp, frames)
         # `map` stops at the last frame before drawing another id
         pkts = list(map(IngressPacket, itertools.repeat(port), frames, self._packet_ids))
         with self._in_lock:
@@ -655,6 +681,9 @@ class Switch:
         imp = self.links.table.get((port, "out"))
         if imp is None:
             self._emit(port, frame)
+        elif imp.instant:
+            for f in self.links.decide(imp, frame):
+                self._emit(port, f)
         else:
             self.links.submit(imp, port, "out", frame)
 

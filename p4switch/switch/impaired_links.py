@@ -1,6 +1,11 @@
 """The impaired links of a live switch: per (port, direction) `Impairment`s and the delay line that releases their
 frames when due (one thread, a heap ordered by release time).
 
+Loss, duplication and corruption without delay or reordering (`Impairment.instant`) are decided where the frame is,
+in the switch's receive and transmit paths (`decide`, `decide_many`), so a lossy link costs the switch no more per
+frame than a clean one, as on a real link: through the delay line every frame crossed a thread and left in a
+send call of its own (measured on the emulated leaf-spine: 1.2-1.3x the step time with no frame lost).
+
 Frames in the delay line count as in flight (`busy(+1)` when scheduled or held back, `busy(-1)` when delivered),
 so `Switch.wait_idle()` also waits for them. Replacing or removing an impairment releases the frame it held back.
 """
@@ -21,6 +26,9 @@ Deliver = Callable[[int, str, bytes], None]  # (port, direction, frame)
 class ImpairedLinks:
     def __init__(self, deliver: Deliver, busy: Callable[[int], None]) -> None:
         self.table: dict[tuple[int, str], Impairment] = {}  # read lock-free on the data path
+        #: Whether any installed impairment holds frames back (delay, jitter, reordering): only then does a frame
+        #: need the delay line; an `instant` one is decided in place.
+        self.delayed = False
         self._deliver = deliver
         self._busy = busy
         self._heap: list[tuple[float, int, int, str, bytes | None]] = []
@@ -34,6 +42,7 @@ class ImpairedLinks:
         old = self.table.pop((port, direction), None)
         if config.active:
             self.table[(port, direction)] = Impairment(config)
+        self.delayed = any(not imp.instant for imp in self.table.values())
         if old is not None and old.holding:
             for _, frame in old.expire(float("inf")):
                 self._busy(-1)
@@ -55,6 +64,19 @@ class ImpairedLinks:
                 self._busy(1)
                 heapq.heappush(self._heap, (when, next(self._seq), port, direction, f))
             self._cond.notify()
+
+    def decide(self, imp: Impairment, frame: bytes) -> list[bytes]:
+        """What of `frame` leaves an `instant` impairment (`Impairment.pass_now`), under the lock its RNG needs."""
+        with self._cond:
+            return imp.pass_now(frame)
+
+    def decide_many(self, imp: Impairment, frames: list[bytes]) -> list[bytes]:
+        """`decide` for a burst of one port, in order, under one hold of the lock."""
+        with self._cond:
+            out: list[bytes] = []
+            for frame in frames:
+                out.extend(imp.pass_now(frame))
+            return out
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {

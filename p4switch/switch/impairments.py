@@ -48,6 +48,11 @@ class ImpairmentConfig:
     def active(self) -> bool:
         return bool(self.loss or self.dup or self.reorder or self.delay_ms or self.jitter_ms or self.corrupt)
 
+    @property
+    def instant(self) -> bool:
+        """Decided and delivered on the spot: no delay, jitter or reordering holds a frame back."""
+        return not (self.reorder or self.delay_ms or self.jitter_ms)
+
 
 class Impairment:
     """Decides, for each frame, what leaves and when. Pure apart from its RNG and the frame it holds back:
@@ -58,6 +63,7 @@ class Impairment:
         self.config = config
         self._rng = random.Random(config.seed)
         self._held: tuple[float, bytes] | None = None
+        self.instant = config.instant
         self.lost = 0
         self.duplicated = 0
         self.reordered = 0
@@ -95,6 +101,11 @@ class Impairment:
             out.append((max(out[-1][0], now + self._delay()), self._held[1]))
             self._held = None
         return out
+
+    def pass_now(self, frame: bytes) -> list[bytes]:
+        """An `instant` impairment's verdict on one frame: [] (lost), [frame] (perhaps corrupted) or two copies.
+        The same random draws as `process`, so a seed impairs the same frames either way."""
+        return [f for _, f in self.process(frame, 0.0)]
 
     def expire(self, now: float) -> list[tuple[float, bytes]]:
         """Release a held-back frame whose hold time is over (or every held frame when `now` is inf)."""

@@ -183,6 +183,35 @@ def test_seeded_loss_still_decides_per_packet(wired: tuple[Switch, Host, Host]) 
     assert sw.impairment_stats()["1/in"]["lost"] == n - len(survivors)
 
 
+def test_seeded_egress_loss_and_duplication_are_decided_in_the_batch(
+    wired: tuple[Switch, Host, Host], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loss and duplication without delay are decided in the switch's transmit path (its bursts), never through the
+    delay line (its `submit` would raise here), with the documented per-frame draws: loss first, then dup."""
+    sw, a, b = wired
+
+    def no_delay_line(*_args: object) -> None:
+        raise AssertionError("an instant impairment went through the delay line")
+
+    monkeypatch.setattr(sw.links, "submit", no_delay_line)
+    n, loss, dup, seed = 600, 0.2, 0.25, 5
+    sw.set_impairment(2, "out", loss=loss, dup=dup, seed=seed)
+    rng = random.Random(seed)
+    copies = []
+    for _ in range(n):
+        copies.append(0 if rng.random() < loss else 2 if rng.random() < dup else 1)
+    tag = b"pio-eloss"
+    sent = [frame(tag, i, 100 + i % 50, 1) for i in range(n)]
+    got: list[bytes] = []
+    for lo in range(0, n, 200):  # below the rx ring's 516 slots, so the ring itself drops nothing
+        a.send(sent[lo:lo + 200])
+        got += b.collect(tag, sum(copies[lo:lo + 200]))
+    assert got == [f for f, k in zip(sent, copies, strict=True) for _ in range(k)]
+    stats = sw.impairment_stats()["2/out"]
+    assert (stats["lost"], stats["duplicated"]) == (copies.count(0), copies.count(2))
+    assert sw.stats()["errors"] == 0  # the transmit path never raised (the delay line was not called)
+
+
 def test_duplicates_and_outbound_delay_apply_per_packet(wired: tuple[Switch, Host, Host]) -> None:
     sw, a, b = wired
     sw.set_impairment(2, "out", dup=1.0, delay_ms=5.0, seed=3)

@@ -62,3 +62,15 @@ def test_corruption_flips_exactly_one_bit() -> None:
     frame = bytes(64)
     (_, damaged), = imp.process(frame, 0.0)
     assert sum(bin(b).count("1") for b in damaged) == 1 and imp.corrupted == 1
+
+
+def test_instant_verdicts_are_the_same_draws_as_the_delay_line() -> None:
+    """`pass_now` (decided in place) and `process` (the delay line) impair the same frames for the same seed."""
+    cfg = ImpairmentConfig(loss=0.3, dup=0.2, corrupt=0.1, seed=7)
+    assert cfg.instant and not ImpairmentConfig(loss=0.1, delay_ms=1.0).instant
+    assert not ImpairmentConfig(reorder=0.1).instant and not ImpairmentConfig(jitter_ms=1.0).instant
+    inline, queued = Impairment(cfg), Impairment(cfg)
+    frames = [bytes([i % 256]) * 64 for i in range(2000)]
+    assert [inline.pass_now(f) for f in frames] == [[f for _, f in queued.process(f, 1.0)] for f in frames]
+    assert (inline.lost, inline.duplicated, inline.corrupted) == (queued.lost, queued.duplicated, queued.corrupted)
+    assert inline.lost > 0 and inline.duplicated > 0 and inline.corrupted > 0
