@@ -60,6 +60,9 @@ class WorkerStats:
     exponent_rounds: int = 0
     bytes_sent: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # this process's CPU time inside allreduce (on a shared host: what it took from others)
+    timer_scans: int = 0  # times the timers were scanned (`SlotWindow.expired()`) with no RESULT waiting
+    empty_scans: int = 0  # ... of which sent nothing: the loop woke for a timer that had nothing to do
     window: float = 0.0  # the congestion window (chunks) after the last call
     srtt_ms: float = 0.0  # the smoothed round trip and the retransmission timeout after the last call
     rto_ms: float = 0.0
@@ -173,7 +176,7 @@ class Worker:
         bound of `hostagent.quantize`. `exponent` (the same on all workers) fixes the shared exponent; otherwise
         it is predicted from this tensor's previous result (`key`, default: size and dtype) or agreed first."""
         arr = check_array(array)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         flat = arr.reshape(-1)
         try:
             if flat.size == 0:
@@ -186,6 +189,7 @@ class Worker:
         finally:
             self.stats.calls += 1
             self.stats.seconds += time.perf_counter() - start
+            self.stats.cpu_seconds += time.process_time() - cpu_start
 
     def agree_exponent(self, local: int) -> int:
         """The largest of every worker's `local` exponent, through the switch (one packet for up to 5 workers).
@@ -313,7 +317,10 @@ class Worker:
                     # for a chunk whose RESULT is already waiting in the socket (spurious resends on a busy host).
                     batch = recv_many(0.0)
                     if not batch:
-                        results.emit(window.expired())
+                        due = window.expired()
+                        self.stats.timer_scans += 1
+                        self.stats.empty_scans += not due
+                        results.emit(due)
                         results.check_at = window.next_deadline() or self.clock()
                         continue
                 if batch:
