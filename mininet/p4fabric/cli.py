@@ -175,7 +175,8 @@ def run_options(args: argparse.Namespace, *, topo: str, modes: tuple[str, ...], 
     from p4fabric.runner import DEFAULT_PROGRAM, RunOptions
 
     return RunOptions(topo=topo, out=args.out, size=args.size, count=args.count, target=args.target,
-                      modes=modes, workers=args.workers, slots=args.slots, window=args.window, fmts=tuple(args.fmt or ("int32",)),
+                      modes=modes, workers=args.workers, slots=args.slots, window=args.window,
+                      fmts=tuple(args.fmt or ("int32",)),
                       seed=args.seed, bw=args.bw, faults=plan, program=args.program or DEFAULT_PROGRAM,
                       pcap=args.pcap, verbose=args.verbose, cli=cli, step_timeout=args.step_timeout,
                       retx_timeout=args.retx_timeout, retx_min=args.retx_min, show_progress=True, tls=args.tls,
