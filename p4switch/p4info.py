@@ -55,6 +55,8 @@ def collect_symbols(model: cp.ControlPlane) -> SymbolTable:
         symbols.add(IdPrefix.DIGEST, digest.name, digest.explicit_id)
     for value_set in model.value_sets:
         symbols.add(IdPrefix.VALUE_SET, value_set.name, value_set.explicit_id)
+    for profile in model.action_profiles:
+        symbols.add(IdPrefix.ACTION_PROFILE, profile.name, profile.explicit_id)
     for header in model.controller_headers:
         # p4c hashes the header *type* name; the preamble shows the @controller_header name
         symbols.add(IdPrefix.CONTROLLER_HEADER, header.type_name, header.explicit_id)
@@ -168,6 +170,29 @@ def _add_action(info: p4info_pb2.P4Info, symbols: SymbolTable, action: cp.Action
             pm.type_name.name = param.type_name
 
 
+def _add_action_profile(info: p4info_pb2.P4Info, symbols: SymbolTable, profile: cp.ActionProfile,
+                        tables: list[cp.Table]) -> None:
+    """p4c's addActionProfile: table_ids of the tables implemented by it (p4c keeps them in a name-ordered set),
+    max_group_size from @max_group_size on selectors only; p4c 1.2.5.16's stored outputs show `sum_of_weights {}`
+    exactly where a selector has @max_group_size, and `sum_of_members` from @selector_size_semantics."""
+    msg = info.action_profiles.add()
+    _preamble(msg.preamble, symbols, IdPrefix.ACTION_PROFILE, profile.name, profile.annotations)
+    for table_name in sorted({t.name for t in tables if t.implementation == profile.name}):
+        msg.table_ids.append(symbols.id_of(IdPrefix.TABLE, table_name))
+    if profile.with_selector:
+        msg.with_selector = True
+    msg.size = profile.size
+    if profile.with_selector and profile.max_group_size:
+        msg.max_group_size = profile.max_group_size
+    if profile.with_selector:
+        if profile.size_semantics == "sum_of_members":
+            msg.sum_of_members.SetInParent()
+            if profile.max_member_weight:
+                msg.sum_of_members.max_member_weight = profile.max_member_weight
+        elif profile.size_semantics == "sum_of_weights" or profile.max_group_size:
+            msg.sum_of_weights.SetInParent()
+
+
 def _add_type_info(info: p4info_pb2.P4Info, model: cp.ControlPlane) -> None:
     if not (model.type_info_used or model.structs or model.ser_enums or model.new_types):
         return
@@ -217,6 +242,8 @@ def build_p4info(model: cp.ControlPlane, arch: str = "v1model") -> p4info_pb2.P4
         _add_table(info, symbols, table)
     for action in model.actions:
         _add_action(info, symbols, action)
+    for profile in model.action_profiles:
+        _add_action_profile(info, symbols, profile, model.tables)
     for counter in model.counters:
         if counter.direct_table:
             dc = info.direct_counters.add()

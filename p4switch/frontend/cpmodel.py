@@ -78,6 +78,25 @@ class Table:
 
 
 @dataclass
+class ActionProfile:
+    """A v1model `action_profile` or `action_selector`, declared or constructed in a table's `implementation`.
+
+    `inline` ones are emitted by p4c while it serializes the table; `table_ids` are filled from the tables whose
+    `implementation` names this profile."""
+
+    name: str
+    with_selector: bool
+    size: int
+    max_group_size: int = 0
+    explicit_id: int | None = None
+    annotations: list[str] = field(default_factory=list)
+    algorithm: str = ""  # v1model HashAlgorithm member of a selector
+    output_width: int = 0
+    size_semantics: str = ""  # "", "sum_of_weights" or "sum_of_members"
+    max_member_weight: int = 0
+
+
+@dataclass
 class Counter:
     name: str
     unit: str  # PACKETS, BYTES, BOTH
@@ -176,6 +195,7 @@ class ControlPlane:
     digests: list[Digest] = field(default_factory=list)
     controller_headers: list[ControllerHeader] = field(default_factory=list)
     value_sets: list[ValueSet] = field(default_factory=list)
+    action_profiles: list[ActionProfile] = field(default_factory=list)
     structs: dict[str, StructInfo] = field(default_factory=dict)
     ser_enums: dict[str, SerEnumInfo] = field(default_factory=dict)
     new_types: dict[str, NewTypeInfo] = field(default_factory=dict)

@@ -381,6 +381,8 @@ class Elaborator:
         key = props.get("key")
         if isinstance(key, ast.KeyProperty):
             for ke in key.elements:
+                if ke.match_kind == "selector":
+                    continue  # p4c lists selector keys nowhere in P4Info: they are the selector's hash input
                 t = self.typed.types.get(ke.expr, BitsT(0))
                 fname = annotation_value(ke.annotations, "name")
                 if not isinstance(fname, str):
@@ -440,12 +442,55 @@ class Elaborator:
         timeout = props.get("support_timeout")
         supports_timeout = timeout is not None and timeout.value is not None and bool(
             self.typed.consts.get(timeout.value, False))
-        impl = props.get("implementation")
-        if impl is not None:
-            self.error(impl.loc, f"{name}: action profiles and selectors are not supported by this target")
+        implementation = self.table_implementation(block, props.get("implementation"))
         self.model.tables.append(cp.Table(
             name, fields, refs, default, size, is_const, has_entries, direct_counter, direct_meter,
-            supports_timeout, _explicit_id(table.annotations), render_annotations(table.annotations)))
+            supports_timeout, _explicit_id(table.annotations), render_annotations(table.annotations),
+            implementation))
+
+    def table_implementation(self, block: BlockInstance, prop: ast.TableProperty | None) -> str | None:
+        """The action profile a table's `implementation` names. One constructed in place is added to P4Info here,
+        as p4c does while serializing the table, under the property's @name (p4c's controlPlaneName of the
+        property: the @name verbatim, else `implementation`)."""
+        if prop is None or prop.value is None:
+            return None
+        value = prop.value
+        if isinstance(value, ast.Name):
+            var = self.typed.refs.get(value)
+            if isinstance(var, Var) and isinstance(var.node, ast.Instantiation):
+                return qualify(block.prefix, var.node)
+            self.error(prop.loc, "Expected an action profile or action selector: " + value.name)
+            return None
+        if isinstance(value, ast.Call) and isinstance(value.target, ast.Name) and value.target.name in _PROFILE_TYPES:
+            given = annotation_value(prop.annotations, "name")
+            name = given.lstrip(".") if isinstance(given, str) else prop.name
+            args = [self.typed.consts.get(a.value) for a in value.args]
+            self.model.action_profiles.append(self.action_profile(
+                name, value.target.name, args, prop.annotations))
+            return name
+        self.error(prop.loc, "Expected an action profile or action selector")
+        return None
+
+    def action_profile(self, name: str, kind: str, args: list[Any],
+                       annotations: tuple[ast.Annotation, ...]) -> cp.ActionProfile:
+        """P4Info's view of a v1model action_profile(size) / action_selector(algo, size, outputWidth)."""
+        selector = kind == "action_selector"
+        size = _int_const(args[1] if selector else args[0]) if len(args) > (1 if selector else 0) else 0
+        rendered = [a for a in render_annotations(annotations)
+                    if a.split("(")[0] not in ("@max_group_size", "@selector_size_semantics", "@max_member_weight")]
+        profile = cp.ActionProfile(name, selector, size, 0, _explicit_id(annotations), rendered)
+        if selector:
+            algo = args[0] if args else None
+            profile.algorithm = str(algo[2]) if isinstance(algo, tuple) and algo[0] == "enum" else ""
+            profile.output_width = _int_const(args[2]) if len(args) > 2 else 0
+            mgs = annotation_value(annotations, "max_group_size")
+            profile.max_group_size = int(mgs) if isinstance(mgs, int) else 0
+            semantics = annotation_value(annotations, "selector_size_semantics")
+            if isinstance(semantics, str):
+                profile.size_semantics = semantics.lower()
+            mmw = annotation_value(annotations, "max_member_weight")
+            profile.max_member_weight = int(mmw) if isinstance(mmw, int) else 0
+        return profile
 
     def add_extern(self, block: BlockInstance, inst: ast.Instantiation) -> None:
         var = self.typed.decl_vars.get(inst)
@@ -474,8 +519,8 @@ class Elaborator:
         elif t.name == "direct_meter":
             table = self.table_using(block, inst, "meters")
             self.model.meters.append(cp.Meter(name, _meter_unit(args[0]), 0, table, explicit, annotations))
-        elif t.name in ("action_profile", "action_selector"):
-            self.error(inst.loc, f"{name}: action profiles and selectors are not supported by this target")
+        elif t.name in _PROFILE_TYPES:
+            self.model.action_profiles.append(self.action_profile(name, t.name, args, inst.annotations))
 
     def table_using(self, block: BlockInstance, inst: ast.Instantiation, prop_name: str) -> str | None:
         for local in block.decl.locals:
@@ -592,6 +637,9 @@ class Elaborator:
                     for arg in a.args:
                         if isinstance(arg, ast.IntLiteral):
                             self.pipeline.field_lists.setdefault(arg.value, []).append(fnode.name)
+
+
+_PROFILE_TYPES = ("action_profile", "action_selector")
 
 
 def has_default_action(table: ast.TableDeclaration) -> bool:
