@@ -12,7 +12,7 @@ from typing import Any
 
 from p4switch.codegen.blocks import BlockGen, out_scalar_params
 from p4switch.codegen.exprs import CodegenError
-from p4switch.codegen.externs import ExternGen
+from p4switch.codegen.externs import HASH_NAMES, ExternGen
 from p4switch.codegen.layout import LayoutBuilder, LayoutError, class_name, default_value, is_object, pyname
 from p4switch.codegen.names import py_ident, py_str
 from p4switch.frontend import ast
@@ -29,7 +29,9 @@ from p4switch.frontend.types import (
     StructLikeT,
     StructT,
     underlying,
+    width_of,
 )
+from p4switch.runtime.profiles import GROUP_ACTION
 
 
 def invalidate_headers(g: BlockGen, code: str, t: P4Type) -> None:
@@ -396,6 +398,7 @@ class ModuleGen:
         g.level += 1
         props = {p.name: p for p in table.properties}
         keys = []
+        selector_keys: list[tuple[str, int]] = []  # (code, width): the selector's hash input, in key order
         key_prop = props.get("key")
         if isinstance(key_prop, ast.KeyProperty):
             for ke in key_prop.elements:
@@ -403,9 +406,14 @@ class ModuleGen:
                 kt = self.typed.types[ke.expr]
                 if isinstance(underlying(kt), BoolT):
                     code = f"int({code})"
-                keys.append(code)
+                if ke.match_kind == "selector":
+                    selector_keys.append((code, width_of(kt) or 1))
+                else:
+                    keys.append(code)
         g.w(f"hit, aid, args, entry = {tb}.lookup(({''.join(k + ', ' for k in keys)}))")
         model = next((t for t in self.pipeline.model.tables if t.name == cp_name), None)
+        if model is not None and model.implementation:
+            self.selector_code(g, tb, model.implementation, selector_keys)
         if model is not None and model.direct_counter:
             dc = self.bind(("dctr", model.direct_counter), "DC", f"S.direct_counters[{py_str(model.direct_counter)}]")
             g.w(f"{dc}.count(entry, ctx.sm.packet_length)")
@@ -440,6 +448,17 @@ class ModuleGen:
         self.funcs += hoist_chains(g.lines)
         g.lines, g.level = saved
         return name
+
+    def selector_code(self, g: BlockGen, tb: str, implementation: str, selector_keys: list[tuple[str, int]]) -> None:
+        """An entry pointing at a group: BMv2 hashes the selector keys (field_bytes, MSB first) with the selector's
+        algorithm and the group picks a member from the hash (`ProfileState.select`)."""
+        profile = next((p for p in self.pipeline.model.action_profiles if p.name == implementation), None)
+        if profile is None or not profile.with_selector:
+            return
+        algo = HASH_NAMES.get(profile.algorithm, profile.algorithm)
+        fields = "(" + "".join(f"({code}, {width}), " for code, width in selector_keys) + ")"
+        g.w(f"if aid == {GROUP_ACTION}:")
+        g.w(f"    aid, args = {tb}.profile.select(args[0], _hasher({algo!r})(_fbytes({fields})))")
 
     # ----------------------------------------------------------------------------------------------- blocks
     def control(self, g: BlockGen) -> None:

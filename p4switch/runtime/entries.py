@@ -21,6 +21,7 @@ from google.rpc import code_pb2
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
 
+from p4switch.runtime.profiles import GROUP_ACTION
 from p4switch.runtime.state import (
     EXACT,
     LPM,
@@ -113,9 +114,11 @@ class EntityCodec:
             "direct_meter_entry": self._write_direct_meter,
             "digest_entry": self._write_digest,
             "value_set_entry": self._write_value_set,
+            "action_profile_member": self._write_member,
+            "action_profile_group": self._write_group,
         }.get(kind or "")
         if handler is None:
-            if kind in ("action_profile_member", "action_profile_group", "extern_entry"):
+            if kind == "extern_entry":
                 raise RuntimeStateError(code_pb2.UNIMPLEMENTED, f"{kind} is not supported by this target")
             raise RuntimeStateError(code_pb2.UNKNOWN, "Incorrect entity type")
         with self.state.lock:
@@ -142,6 +145,9 @@ class EntityCodec:
         if table.is_const:
             raise RuntimeStateError(code_pb2.PERMISSION_DENIED, f"table {table.name} is const")
         match, priority = self.match_key(table, te)
+        if table.profile is not None:
+            self._write_indirect_entry(update_type, table, te, match, priority)
+            return
         if update_type == DELETE:
             table.delete(match, priority)
             return
@@ -185,6 +191,141 @@ class EntityCodec:
             existing.packets, existing.bytes = te.counter_data.packet_count, te.counter_data.byte_count
         if existing.meter is not None and meter_config is not None:
             existing.meter.configure(meter_config)
+
+    def _write_indirect_entry(self, update_type: int, table: TableState, te: p4runtime_pb2.TableEntry,
+                              match: Match, priority: int) -> None:
+        """An entry of an indirect table: it points at a member or (with a selector) a group of the table's
+        profile; PI maps an unknown id to INVALID_ARGUMENT. Reference counts keep referenced members and groups
+        from being deleted."""
+        profile = table.profile
+        if update_type == DELETE:
+            self._unref(profile, table.delete(match, priority))
+            return
+        if te.HasField("counter_data") or te.HasField("meter_config") or te.HasField("meter_counter_data"):
+            if not (table.has_direct_counter or table.direct_meter_in_bytes is not None):
+                raise _invalid(f"table {table.name} has no direct resources")
+        if te.idle_timeout_ns and not table.supports_idle_timeout:
+            raise _invalid(f"idle_timeout_ns must be 0 for table {table.name}, which does not support idle timeout")
+        kind = te.action.WhichOneof("type") if te.HasField("action") else None
+        if kind == "action_profile_member_id":
+            member_id = te.action.action_profile_member_id
+            member = profile.members.get(member_id)
+            if member is None:
+                raise _invalid(f"table {table.name}: cannot map member id {member_id} to a handle")
+            ref, action_id, args = ("member", member_id), member.action_id, member.args
+        elif kind == "action_profile_group_id":
+            group_id = te.action.action_profile_group_id
+            if not profile.with_selector or group_id not in profile.groups:
+                raise _invalid(f"table {table.name}: cannot map group id {group_id} to a handle")
+            ref, action_id, args = ("group", group_id), GROUP_ACTION, (group_id,)
+        elif kind is None:
+            raise _invalid(f"table {table.name}: entry without an action")
+        else:
+            raise _invalid(f"table {table.name} is indirect: its entries name an action profile member or group "
+                           f"({kind} is not supported by this target)")
+        if update_type == INSERT:
+            entry = table.new_entry(match, priority, action_id, args, metadata=te.metadata,
+                                    controller_metadata=te.controller_metadata, idle_timeout_ns=te.idle_timeout_ns,
+                                    last_hit_ns=time.monotonic_ns())
+            entry.ref = ref
+            table.insert(entry)
+        else:
+            existing = table.get(match, priority)
+            if existing is None:
+                raise RuntimeStateError(code_pb2.NOT_FOUND, f"table {table.name}: no such entry")
+            self._unref(profile, existing)
+            table.modify(match, priority, action_id, args)
+            existing.ref = ref
+            existing.metadata, existing.controller_metadata = te.metadata, te.controller_metadata
+            entry = existing
+        target = profile.members[ref[1]] if ref[0] == "member" else profile.groups[ref[1]]
+        target.table_refs += 1
+
+    @staticmethod
+    def _unref(profile: Any, entry: Entry) -> None:
+        if entry.ref is None:
+            return
+        kind, ident = entry.ref
+        target = (profile.members if kind == "member" else profile.groups).get(ident)
+        if target is not None:
+            target.table_refs -= 1
+        entry.ref = None
+
+    # action profiles
+    def _profile(self, profile_id: int) -> Any:
+        profile = self.state.action_profiles.get(profile_id) if profile_id else None
+        if profile is None:
+            raise _invalid(f"unknown action profile id {profile_id}")
+        return profile
+
+    def _write_member(self, update_type: int, m: p4runtime_pb2.ActionProfileMember) -> None:
+        profile = self._profile(m.action_profile_id)
+        if update_type == DELETE:
+            profile.delete_member(m.member_id)
+            return
+        action_id = m.action.action_id
+        name = self._action_names.get(action_id)
+        if name is None:
+            raise _invalid(f"unknown action id {action_id}")
+        if action_id not in profile.action_ids:
+            raise _invalid("Invalid action for action profile")
+        args = self.action_args(m.action)
+        if update_type == INSERT:
+            profile.insert_member(m.member_id, action_id, args)
+            return
+        profile.modify_member(m.member_id, action_id, args)
+        for table in self.state.tables:  # entries pointing straight at the member run its new action
+            if table.profile is profile:
+                for entry in table.entries():
+                    if entry.ref == ("member", m.member_id):
+                        assert entry.match is not None
+                        table.modify(entry.match, entry.priority, action_id, args)
+
+    def _write_group(self, update_type: int, g: p4runtime_pb2.ActionProfileGroup) -> None:
+        profile = self._profile(g.action_profile_id)
+        if update_type == DELETE:
+            profile.delete_group(g.group_id)
+            return
+        profile.write_group(update_type == INSERT, g.group_id, g.max_size,
+                            [(m.member_id, m.weight) for m in g.members])
+
+    def _read_members(self, req: p4runtime_pb2.ActionProfileMember) -> list[p4runtime_pb2.Entity]:
+        profiles = ([self._profile(req.action_profile_id)] if req.action_profile_id
+                    else sorted(self.state.action_profiles, key=lambda p: p.id))
+        out = []
+        for profile in profiles:
+            ids = [req.member_id] if req.member_id else sorted(profile.members)
+            for member_id in ids:
+                member = profile.members.get(member_id)
+                if member is None:
+                    continue
+                entity = self._alloc()
+                msg = entity.action_profile_member
+                msg.action_profile_id, msg.member_id = profile.id, member_id
+                action = msg.action
+                action.action_id = member.action_id
+                for p, value in zip(self.state.actions[member.action_id].params, member.args, strict=True):
+                    action.params.add(param_id=p.id, value=encode_bytes(value))
+                out.append(entity)
+        return out
+
+    def _read_groups(self, req: p4runtime_pb2.ActionProfileGroup) -> list[p4runtime_pb2.Entity]:
+        profiles = ([self._profile(req.action_profile_id)] if req.action_profile_id
+                    else sorted(self.state.action_profiles, key=lambda p: p.id))
+        out = []
+        for profile in profiles:
+            ids = [req.group_id] if req.group_id else sorted(profile.groups)
+            for group_id in ids:
+                group = profile.groups.get(group_id)
+                if group is None:
+                    continue
+                entity = self._alloc()
+                msg = entity.action_profile_group
+                msg.action_profile_id, msg.group_id, msg.max_size = profile.id, group_id, group.max_size
+                for member_id, weight in sorted(group.weights.items()):  # PI keeps members in an ordered map
+                    msg.members.add(member_id=member_id, weight=weight)
+                out.append(entity)
+        return out
 
     def _write_default(self, update_type: int, table: TableState, te: p4runtime_pb2.TableEntry) -> None:
         if te.match:
@@ -456,9 +597,11 @@ class EntityCodec:
             "direct_meter_entry": self._read_direct_meters,
             "digest_entry": self._read_digests,
             "value_set_entry": self._read_value_sets,
+            "action_profile_member": self._read_members,
+            "action_profile_group": self._read_groups,
         }.get(kind or "")
         if handler is None:
-            if kind in ("action_profile_member", "action_profile_group", "extern_entry"):
+            if kind == "extern_entry":
                 raise RuntimeStateError(code_pb2.UNIMPLEMENTED, f"{kind} is not supported by this target")
             raise RuntimeStateError(code_pb2.UNKNOWN, "Incorrect entity type")
         with self.state.lock:
@@ -504,7 +647,13 @@ class EntityCodec:
             _field_to_proto(te, info, a, b)
         if table.needs_priority:
             te.priority = entry.priority
-        self._action_to_proto(te, entry.action_id, entry.action_args)
+        if entry.ref is not None:
+            if entry.ref[0] == "member":
+                te.action.action_profile_member_id = entry.ref[1]
+            else:
+                te.action.action_profile_group_id = entry.ref[1]
+        else:
+            self._action_to_proto(te, entry.action_id, entry.action_args)
         if entry.metadata:
             te.metadata = entry.metadata
         if entry.controller_metadata:

@@ -292,6 +292,7 @@ class Entry:
     handle: int = 0
     rank: int = 0
     result: tuple[bool, int, tuple[int, ...], Entry | None] = field(default=(False, 0, (), None))
+    ref: tuple[str, int] | None = None  # indirect tables: ("member" | "group", id) the entry points at
 
     @property
     def ident(self) -> tuple[tuple[tuple[int, int], ...] | None, int]:
@@ -348,6 +349,7 @@ class TableState:
         self._lpm_fields = [i for i, f in enumerate(match_fields) if f.kind == LPM]
         self.has_direct_counter = False
         self.direct_meter_in_bytes: bool | None = None
+        self.profile: Any = None  # the ProfileState of an indirect table (`implementation = ...`)
         self._entries: dict[tuple[Any, int], Entry] = {}
         self._exact: dict[tuple[int, ...], Entry] = {}
         self._groups: dict[tuple[int, ...], _MaskGroup] = {}
@@ -779,6 +781,7 @@ class RuntimeState:
         self.direct_meters: ByNameAndId[DirectMeterState] = ByNameAndId()
         self.digests: ByNameAndId[DigestState] = ByNameAndId()
         self.value_sets: ByNameAndId[ValueSetState] = ByNameAndId()
+        self.action_profiles: ByNameAndId[Any] = ByNameAndId()  # ProfileState (p4switch.runtime.profiles)
         self.pre = PreState()
         self._device_config: dict[str, Any] = {}
         # one lock for control-plane changes; the data path reads without it (single writer at a time)
@@ -816,6 +819,7 @@ class RuntimeState:
             fields = [MatchFieldInfo(f.id, f.name, f.bitwidth, f.match_type or EXACT) for f in vs.match]
             state.value_sets.add(vs.preamble.name, vs.preamble.id,
                                  ValueSetState(vs.preamble.name, vs.preamble.id, fields, vs.size))
+        _add_profiles(state, p4info)
         state._device_config = device_config or {}
         state._apply_defaults(state._device_config)
         return state
@@ -907,6 +911,22 @@ class RuntimeState:
                 counter.bytes[:] = [0] * counter.size
             self.pre.mcast_groups.clear()
             self.pre.clone_sessions.clear()
+            for profile in self.action_profiles:
+                profile.reset()
+
+
+def _add_profiles(state: RuntimeState, p4info: p4info_pb2.P4Info) -> None:
+    """One ProfileState per P4Info action profile, attached to the tables it implements."""
+    from p4switch.runtime.profiles import ProfileState
+
+    for ap in p4info.action_profiles:
+        tables = [t for t in p4info.tables if t.implementation_id == ap.preamble.id]
+        actions = frozenset(a.id for t in tables for a in t.action_refs)
+        profile = ProfileState(ap.preamble.name, ap.preamble.id, ap.size, ap.with_selector, ap.max_group_size,
+                               actions)
+        state.action_profiles.add(ap.preamble.name, ap.preamble.id, profile)
+        for t in tables:
+            state.tables[t.preamble.id].profile = profile
 
 
 def _table_from_p4info(t: p4info_pb2.Table) -> TableState:

@@ -122,7 +122,7 @@ def test_byte_strings() -> None:
     (t_entry(extra='match { field_id: 3 optional { value: "\\011" } }'), "OK"),
     (t_entry().replace("33554433", "33554434").replace(" priority: 1", ""), "PERMISSION_DENIED"),
     ("table_entry { table_id: 16777217 }", "INVALID_ARGUMENT"),
-    ("action_profile_member { action_profile_id: 1 }", "UNIMPLEMENTED"),
+    ("action_profile_member { action_profile_id: 1 }", "INVALID_ARGUMENT"),  # no such profile (PI: invalid id)
     (t_entry(extra="idle_timeout_ns: 1000"), "INVALID_ARGUMENT"),  # the table has no idle timeout support
 ])
 def test_table_entry_validation(codec: EntityCodec, text: str, expected: str) -> None:
