@@ -218,17 +218,39 @@ class EntityCodec:
             if not profile.with_selector or group_id not in profile.groups:
                 raise _invalid(f"table {table.name}: cannot map group id {group_id} to a handle")
             ref, action_id, args = ("group", group_id), GROUP_ACTION, (group_id,)
+        elif kind == "action_profile_action_set":
+            actions = []
+            for item in te.action.action_profile_action_set.action_profile_actions:
+                aid = item.action.action_id
+                if aid not in self._action_names:
+                    raise _invalid(f"unknown action id {aid}")
+                if aid not in profile.action_ids:
+                    raise _invalid("Invalid action for action profile")
+                actions.append((aid, self.action_args(item.action), item.weight))
+            if update_type == INSERT and table.get(match, priority) is not None:
+                raise RuntimeStateError(code_pb2.ALREADY_EXISTS, f"table {table.name}: entry already exists")
+            if update_type == MODIFY and table.get(match, priority) is None:
+                raise RuntimeStateError(code_pb2.NOT_FOUND, f"table {table.name}: no such entry")
+            key = profile.create_oneshot(actions)
+            ref, action_id, args = ("oneshot", key), GROUP_ACTION, (key,)
         elif kind is None:
             raise _invalid(f"table {table.name}: entry without an action")
         else:
-            raise _invalid(f"table {table.name} is indirect: its entries name an action profile member or group "
-                           f"({kind} is not supported by this target)")
+            raise _invalid(f"table {table.name} is indirect: its entries name an action profile member, group or "
+                           f"action set, not a direct action")
+        if ref[0] != "oneshot" and profile.mode == "oneshot" and profile.groups:
+            raise _invalid("Invalid attempt to mix action selector programming modes")
         if update_type == INSERT:
             entry = table.new_entry(match, priority, action_id, args, metadata=te.metadata,
                                     controller_metadata=te.controller_metadata, idle_timeout_ns=te.idle_timeout_ns,
                                     last_hit_ns=time.monotonic_ns())
             entry.ref = ref
-            table.insert(entry)
+            try:
+                table.insert(entry)
+            except RuntimeStateError:
+                if ref[0] == "oneshot":
+                    profile.delete_oneshot(ref[1])
+                raise
         else:
             existing = table.get(match, priority)
             if existing is None:
@@ -238,14 +260,19 @@ class EntityCodec:
             existing.ref = ref
             existing.metadata, existing.controller_metadata = te.metadata, te.controller_metadata
             entry = existing
-        target = profile.members[ref[1]] if ref[0] == "member" else profile.groups[ref[1]]
-        target.table_refs += 1
+        if ref[0] != "oneshot":
+            target = profile.members[ref[1]] if ref[0] == "member" else profile.groups[ref[1]]
+            target.table_refs += 1
 
     @staticmethod
     def _unref(profile: Any, entry: Entry) -> None:
         if entry.ref is None:
             return
         kind, ident = entry.ref
+        if kind == "oneshot":  # the entry owned its action set's group and members (PI deletes them with it)
+            profile.delete_oneshot(ident)
+            entry.ref = None
+            return
         target = (profile.members if kind == "member" else profile.groups).get(ident)
         if target is not None:
             target.table_refs -= 1
@@ -314,7 +341,7 @@ class EntityCodec:
                     else sorted(self.state.action_profiles, key=lambda p: p.id))
         out = []
         for profile in profiles:
-            ids = [req.group_id] if req.group_id else sorted(profile.groups)
+            ids = [req.group_id] if req.group_id else sorted(g for g in profile.groups if g > 0)
             for group_id in ids:
                 group = profile.groups.get(group_id)
                 if group is None:
@@ -328,6 +355,8 @@ class EntityCodec:
         return out
 
     def _write_default(self, update_type: int, table: TableState, te: p4runtime_pb2.TableEntry) -> None:
+        if table.profile is not None:  # PI (DeviceMgr), whatever the action
+            raise _invalid("Cannot set / reset default action for indirect table")
         if te.match:
             raise _invalid("a default entry has no match fields")
         if te.priority:
@@ -650,8 +679,16 @@ class EntityCodec:
         if entry.ref is not None:
             if entry.ref[0] == "member":
                 te.action.action_profile_member_id = entry.ref[1]
-            else:
+            elif entry.ref[0] == "group":
                 te.action.action_profile_group_id = entry.ref[1]
+            else:
+                action_set = te.action.action_profile_action_set
+                action_set.SetInParent()
+                for action_id, args, weight in table.profile.groups[entry.ref[1]].actions:
+                    item = action_set.action_profile_actions.add(weight=weight)
+                    item.action.action_id = action_id
+                    for p, value in zip(self.state.actions[action_id].params, args, strict=True):
+                        item.action.params.add(param_id=p.id, value=encode_bytes(value))
         else:
             self._action_to_proto(te, entry.action_id, entry.action_args)
         if entry.metadata:

@@ -43,6 +43,10 @@ class Group:
     weights: dict[int, int] = field(default_factory=dict)  # member id -> weight, in request order
     table_refs: int = 0
     choices: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (action_id, args) per active handle, ascending
+    # one-shot groups (P4Runtime action_profile_action_set): (action_id, args, weight) as written, and the
+    # BMv2 member handles PI created for them (one per unit of weight)
+    actions: list[tuple[int, tuple[int, ...], int]] = field(default_factory=list)
+    handles: list[tuple[int, int, tuple[int, ...]]] = field(default_factory=list)  # (handle, action_id, args)
 
 
 class ProfileState:
@@ -58,6 +62,8 @@ class ProfileState:
         self._handle_owner: dict[int, int] = {}  # BMv2 member handle -> member id
         self._free: list[int] = []
         self._next = 0
+        self.mode = ""  # "manual" (members and groups) or "oneshot" (action sets), fixed while not empty (PI)
+        self._next_oneshot = 0
 
     # -- handles -----------------------------------------------------------------------------------------------
     def _new_handle(self, member_id: int) -> int:
@@ -75,8 +81,18 @@ class ProfileState:
         del self._handle_owner[handle]
         heapq.heappush(self._free, handle)
 
+    def use(self, mode: str) -> None:
+        """PI's check_selector_usage: a profile programmed one way refuses the other until it is empty."""
+        if self.mode == mode:
+            return
+        if self.mode and (self.members or self.groups):
+            raise RuntimeStateError(code_pb2.INVALID_ARGUMENT,
+                                    "Invalid attempt to mix action selector programming modes")
+        self.mode = mode
+
     # -- members -----------------------------------------------------------------------------------------------
     def insert_member(self, member_id: int, action_id: int, args: tuple[int, ...]) -> None:
+        self.use("manual")
         if member_id in self.members:
             raise RuntimeStateError(code_pb2.ALREADY_EXISTS, f"Duplicate member id: {member_id}")
         member = Member(member_id, action_id, args)
@@ -90,6 +106,7 @@ class ProfileState:
         return member
 
     def modify_member(self, member_id: int, action_id: int, args: tuple[int, ...]) -> Member:
+        self.use("manual")
         member = self.member(member_id)
         member.action_id, member.args = action_id, args
         for group_id in member.groups:
@@ -97,6 +114,7 @@ class ProfileState:
         return member
 
     def delete_member(self, member_id: int) -> None:
+        self.use("manual")
         member = self.member(member_id)
         if member.table_refs or member.groups:
             raise RuntimeStateError(code_pb2.UNKNOWN, f"Error when deleting member on target: member {member_id} "
@@ -130,6 +148,7 @@ class ProfileState:
             user_max = self.group(group_id).max_size
             if max_size and max_size != user_max:
                 raise RuntimeStateError(code_pb2.INVALID_ARGUMENT, "Cannot change group max_size after group creation")
+        self.use("manual")
         if any(w <= 0 for _, w in weights):
             raise RuntimeStateError(code_pb2.INVALID_ARGUMENT, "Member weight must be a positive integer value")
         limit = user_max or self.max_group_size
@@ -157,6 +176,7 @@ class ProfileState:
         self._refresh(group)
 
     def delete_group(self, group_id: int) -> None:
+        self.use("manual")
         group = self.group(group_id)
         if group.table_refs:
             raise RuntimeStateError(code_pb2.UNKNOWN, f"Error when deleting group on target: group {group_id} "
@@ -180,6 +200,42 @@ class ProfileState:
         owner = self._handle_owner
         group.choices = tuple((members[owner[h]].action_id, members[owner[h]].args) for h in handles)
 
+    # -- one-shot action sets ----------------------------------------------------------------------------------
+    def create_oneshot(self, actions: list[tuple[int, tuple[int, ...], int]]) -> int:
+        """The hidden group PI's ActionProfAccessOneshot creates for a table entry's action set: one member per
+        unit of weight, in the set's order. Its key is negative, apart from the controller's group ids."""
+        if not self.with_selector:
+            raise RuntimeStateError(code_pb2.INVALID_ARGUMENT,
+                                    f"action profile {self.name} has no selector: no one-shot action sets")
+        if not actions:
+            raise RuntimeStateError(code_pb2.UNIMPLEMENTED, "No support for empty action profile groups")
+        if any(w <= 0 for _, _, w in actions):
+            raise RuntimeStateError(code_pb2.INVALID_ARGUMENT, "Member weight must be a positive integer value")
+        if self.max_group_size and sum(w for _, _, w in actions) > self.max_group_size:
+            raise RuntimeStateError(code_pb2.RESOURCE_EXHAUSTED,
+                                    "Sum of weights exceeds static max_group_size (from P4Info)")
+        self.use("oneshot")
+        self._next_oneshot -= 1
+        key = self._next_oneshot
+        group = Group(key, actions=list(actions))
+        try:
+            for action_id, args, weight in actions:
+                for _ in range(weight):
+                    group.handles.append((self._new_handle(key), action_id, args))
+        except RuntimeStateError:
+            for handle, _, _ in group.handles:
+                self._release_handle(handle)
+            raise
+        group.choices = tuple((a, g) for _, a, g in sorted(group.handles, key=lambda h: h[0]))
+        self.groups[key] = group
+        return key
+
+    def delete_oneshot(self, key: int) -> None:
+        group = self.groups.pop(key, None)
+        if group is not None:
+            for handle, _, _ in group.handles:
+                self._release_handle(handle)
+
     # -- data path ---------------------------------------------------------------------------------------------
     def select(self, group_id: int, hash_value: int) -> tuple[int, tuple[int, ...]]:
         """The (action id, args) a packet hashing to `hash_value` runs; (0, ()) (no action) for an empty group."""
@@ -194,3 +250,4 @@ class ProfileState:
         self._handle_owner.clear()
         self._free.clear()
         self._next = 0
+        self.mode = ""

@@ -171,3 +171,118 @@ def test_ecmp_members_groups_and_selection() -> None:
         assert client.write_updates(table_update(DELETE, member(ap, 10, set_port, 1))) == ok
         members = client.read(entity(f"action_profile_member {{ action_profile_id: {ap} }}"))
         assert [m.action_profile_member.member_id for m in members] == [20, 30]
+
+
+ONESHOT_P4 = r"""
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
+header flow_t { bit<32> src; bit<32> dst; bit<16> sport; bit<16> dport; }
+struct headers_t { ethernet_t eth; flow_t flow; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.eth); pkt.extract(h.flow); transition accept; }
+}
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    action set_port(bit<9> port) { sm.egress_spec = port; }
+    action drop() { mark_to_drop(sm); }
+    table lb {
+        key = { h.eth.etype : exact; h.flow.dport : selector; h.flow.src : selector; }
+        actions = { set_port; drop; }
+        default_action = drop();
+        @name("lb_sel") implementation = action_selector(HashAlgorithm.crc16, 32w16, 32w16);
+    }
+    table fwd {
+        key = { h.eth.dst : exact; }
+        actions = { set_port; drop; }
+        default_action = drop();
+        @name("fwd_ap") implementation = action_profile(32w4);
+    }
+    apply { if (h.eth.etype == 0x0900) { fwd.apply(); } else { lb.apply(); } }
+}
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.eth); pkt.emit(h.flow); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+def crc16_arc(data: bytes) -> int:
+    """CRC-16/ARC (BMv2's crc16): polynomial 0x8005 reflected (0xA001), init 0, no final xor; bit by bit."""
+    crc = 0
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+    return crc
+
+
+def test_crc16_arc_check_value() -> None:
+    assert crc16_arc(b"123456789") == 0xBB3D  # the catalogued check value of CRC-16/ARC
+
+
+def test_one_shot_action_sets_inline_instances_and_defaults() -> None:
+    out: list[int] = []
+    lock = threading.Lock()
+
+    def collect(port: int, data: bytes) -> None:
+        with lock:
+            out.append(port)
+
+    with live_switch(ONESHOT_P4, "oneshot", collect) as (program, switch, client):
+        info = program.p4info
+        tables = {t.preamble.name: t for t in info.tables}
+        profiles = {p.preamble.name: p for p in info.action_profiles}
+        assert set(profiles) == {"lb_sel", "fwd_ap"}  # an inline instance takes the property's @name verbatim
+        lb, fwd = tables["I.lb"], tables["I.fwd"]
+        assert lb.implementation_id == profiles["lb_sel"].preamble.id
+        assert fwd.implementation_id == profiles["fwd_ap"].preamble.id and not profiles["fwd_ap"].with_selector
+        set_port = next(a.preamble.id for a in info.actions if a.preamble.name == "I.set_port")
+        sel = profiles["lb_sel"].preamble.id
+
+        def action(port: int) -> str:
+            return f'action {{ action_id: {set_port} params {{ param_id: 1 value: "\\{port:03o}" }} }}'
+
+        def lb_entry(action_set: str) -> str:
+            return (f'table_entry {{ table_id: {lb.preamble.id} match {{ field_id: 1 exact {{ value: "\\010\\000" }} }} '
+                    f"action {{ action_profile_action_set {{ {action_set} }} }} }}")
+
+        def run(etype: int, flows: list[tuple[int, int, int, int]]) -> list[int]:
+            with lock:
+                out.clear()
+            for flow in flows:
+                switch.inject(0, packet(etype, flow))
+                assert switch.wait_idle(10)
+            with lock:
+                return list(out)
+
+        ok = ("OK", [])
+        one_shot = (f"action_profile_actions {{ {action(5)} weight: 1 }} "
+                    f"action_profile_actions {{ {action(6)} weight: 2 }}")
+        assert client.write_updates(table_update(INSERT, lb_entry(one_shot))) == ok
+        by_handle = [5, 6, 6]  # PI creates one member per unit of weight, in the set's order: handles 0, 1, 2
+        # the selector keys in key order: dport (16 bits) then src (32 bits)
+        expected = [by_handle[crc16_arc(struct.pack("!HI", f[3], f[0])) % 3] for f in FLOWS]
+        assert len(set(expected)) > 1
+        assert run(0x0800, FLOWS) == expected
+        [read] = client.read(entity(f"table_entry {{ table_id: {lb.preamble.id} }}"))
+        action_set = read.table_entry.action.action_profile_action_set.action_profile_actions
+        assert [(a.action.params[0].value, a.weight) for a in action_set] == [(b"\x05", 1), (b"\x06", 2)]
+
+        mixed = member(sel, 1, set_port, 1)  # the selector is in one-shot mode now (PI)
+        assert client.write_updates(table_update(INSERT, mixed)) == ("UNKNOWN", ["INVALID_ARGUMENT"])
+        empty = lb_entry("").replace("\\010\\000", "\\010\\001")
+        assert client.write_updates(table_update(INSERT, empty)) == ("UNKNOWN", ["UNIMPLEMENTED"])
+        default = f"table_entry {{ table_id: {lb.preamble.id} is_default_action: true action {{ {action(1)} }} }}"
+        assert client.write_updates(table_update(MODIFY, default)) == ("UNKNOWN", ["INVALID_ARGUMENT"])
+        assert client.write_updates(table_update(DELETE, lb_entry(one_shot))) == ok
+        assert client.write_updates(table_update(INSERT, mixed)) == ok  # empty again: manual mode is allowed
+
+        # a plain action profile: an entry points at a member
+        ap = profiles["fwd_ap"].preamble.id
+        assert client.write_updates(table_update(INSERT, member(ap, 7, set_port, 3))) == ok
+        fwd_entry = (f'table_entry {{ table_id: {fwd.preamble.id} match {{ field_id: 1 exact {{ value: "\\000\\000'
+                     '\\000\\000\\000\\000" } } action { action_profile_member_id: 7 } }')
+        assert client.write_updates(table_update(INSERT, fwd_entry)) == ok
+        assert run(0x0900, FLOWS[:2]) == [3, 3]
