@@ -465,6 +465,11 @@ class Elaborator:
             given = annotation_value(prop.annotations, "name")
             name = given.lstrip(".") if isinstance(given, str) else prop.name
             args = [self.typed.consts.get(a.value) for a in value.args]
+            if any(p.name == name for p in self.model.action_profiles):
+                # p4c names an inline instance after the property; two unnamed ones would be one P4Info object
+                self.error(prop.loc, f"{name}: two action profiles have this control-plane name; give each "
+                                     f"inline implementation its own @name")
+                return name
             self.model.action_profiles.append(self.action_profile(
                 name, value.target.name, args, prop.annotations))
             return name

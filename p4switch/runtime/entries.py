@@ -201,9 +201,11 @@ class EntityCodec:
         if update_type == DELETE:
             self._unref(profile, table.delete(match, priority))
             return
-        if te.HasField("counter_data") or te.HasField("meter_config") or te.HasField("meter_counter_data"):
-            if not (table.has_direct_counter or table.direct_meter_in_bytes is not None):
-                raise _invalid(f"table {table.name} has no direct resources")
+        if te.HasField("counter_data"):
+            self._require_direct_counter(table)
+        meter_config = self._meter_config_of(table, te)
+        if te.HasField("meter_counter_data") and table.direct_meter_in_bytes is None:
+            raise _invalid(f"table {table.name} has no direct meter (meter_counter_data)")
         if te.idle_timeout_ns and not table.supports_idle_timeout:
             raise _invalid(f"idle_timeout_ns must be 0 for table {table.name}, which does not support idle timeout")
         kind = te.action.WhichOneof("type") if te.HasField("action") else None
@@ -263,6 +265,10 @@ class EntityCodec:
         if ref[0] != "oneshot":
             target = profile.members[ref[1]] if ref[0] == "member" else profile.groups[ref[1]]
             target.table_refs += 1
+        if te.HasField("counter_data"):
+            entry.packets, entry.bytes = te.counter_data.packet_count, te.counter_data.byte_count
+        if entry.meter is not None and meter_config is not None:
+            entry.meter.configure(meter_config)
 
     @staticmethod
     def _unref(profile: Any, entry: Entry) -> None:
