@@ -117,7 +117,10 @@ class Switch:
         self._in_batch = False
         self._debug = False  # log.isEnabledFor(DEBUG), read once per batch rather than per packet
         self._port_queues: dict[int, Callable[[bytes], None]] = {}  # port -> its burst queue, for `_transmit`
-        self._batch_transmit: Callable[[int, bytes], None] = self._transmit  # see `_tx_for_batch`
+        # frames a batch sends after its passes, outside the traffic manager's lock (`_run_batch`)
+        self._deferred: list[tuple[int, bytes]] = []
+        # see `_tx_for_batch` (until a port is attached, everything is sent at the batch's end)
+        self._batch_transmit: Callable[[int, bytes], None] = self._transmit_later
         # the packet a batch pass made that the queues would hand out next, run by the batch itself
         self._held: list[tuple[int, QueuedPacket, Any, float]] = []
         self._hold_enqueue = self.tm.holding_enqueue(self._held)
@@ -432,8 +435,13 @@ class Switch:
             self._in_batch = True
             size = len(tm)
             engine.enqueue = self._hold_enqueue
+            # frames that leave through callbacks, captures, delay lines or the CPU port are sent after the passes,
+            # outside the traffic manager's lock: a callback may reach another switch's locks (an emulated link
+            # injecting a PFC frame that pauses a queue), and that switch's worker may be doing the same to us
             if not (debug or self._capture is not None or self._outputs or self.links.delayed):
                 engine.transmit = self._batch_transmit
+            else:
+                engine.transmit = self._transmit_later
             try:
                 with tm.lock:  # admin operations (rates, depths, pauses) wait for the batch's end
                     while done < budget:
@@ -522,7 +530,15 @@ class Switch:
                         tm.put_held(held.pop())
             finally:
                 engine.enqueue, engine.transmit = self._tm_enqueue, self._transmit
-                self._in_batch = False
+                try:
+                    deferred = self._deferred
+                    while deferred:  # (a callback may run a batch of its own: it sends what is there by then)
+                        frames_out = deferred[:]
+                        deferred.clear()
+                        for out_port, frame in frames_out:
+                            self._transmit(out_port, frame)
+                finally:
+                    self._in_batch = False
                 try:
                     for p in self._port_list:
                         p.flush()
@@ -549,16 +565,20 @@ class Switch:
         table = self.links.table
         queues = {n: self._impaired_queue(imp, q) if (imp := table.get((n, "out"))) is not None else q
                   for n, q in queues.items()}
-        get, fallback = queues.get, self._transmit
+        get, fallback = queues.get, self._deferred.append
 
         def transmit(port: int, frame: bytes) -> None:
             queue = get(port)
             if queue is None:
-                fallback(port, frame)
+                fallback((port, frame))  # sent at the batch's end (`_run_batch`)
             else:
                 queue(frame)
 
         return transmit
+
+    def _transmit_later(self, port: int, frame: bytes) -> None:
+        """The engine's transmit in a batch that is not on the fast path: `_transmit` at the batch's end."""
+        self._deferred.append((port, frame))
 
     def _impaired_queue(self, imp: Impairment, queue: Callable[[bytes], None]) -> Callable[[bytes], None]:
         """A port's burst queue behind its instant egress impairment (a delaying one never reaches a batch)."""

@@ -319,3 +319,38 @@ def test_holding_enqueue_gives_what_enqueue_and_poll_give() -> None:
     assert len(outs[0]) == 17  # every packet but the refused and the dropped one
     assert outs[0][1] == (1, 0, "1.0", 0, 0, (5_000_000_000 + 1000 + 2000 - epoch) // 1000)
     assert [(s.enqueued, s.dropped) for s in tms[0].stats()] == [(s.enqueued, s.dropped) for s in tms[1].stats()]
+
+
+def test_output_callbacks_and_the_cpu_port_run_outside_the_queue_lock(fake_ports: None) -> None:
+    """A callback may reach another switch whose worker is inside its own batch (an emulated link injecting a PFC
+    frame that pauses a queue), and that worker may do the same to us: frames that leave through callbacks or the
+    CPU port are sent after the batch's passes, when the traffic manager's lock is free again for other threads."""
+    import threading
+
+    sw = make_switch(ports=2)
+    sw.cpu_port = 64
+    free: list[bool] = []
+
+    def lock_free_elsewhere(*_: object) -> None:
+        got: list[bool] = []
+
+        def probe() -> None:
+            ok = sw.tm.lock.acquire(timeout=0.5)
+            got.append(ok)
+            if ok:
+                sw.tm.lock.release()
+
+        t = threading.Thread(target=probe)
+        t.start()
+        t.join()
+        free.append(got[0])
+
+    try:
+        sw.packet_in_sink = lock_free_elsewhere
+        run_fast(sw, [(1, ctl(port=64)) for _ in range(3)])  # the fast path: the CPU port has no burst queue
+        assert free == [True] * 3
+        sw.add_output_callback(lock_free_elsewhere)
+        run_fast(sw, [(1, ctl(port=2)) for _ in range(3)])
+        assert free == [True] * 6 and len(port(sw, 2).out) == 3
+    finally:
+        sw.stop()
