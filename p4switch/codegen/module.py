@@ -456,9 +456,11 @@ class ModuleGen:
         if profile is None or not profile.with_selector:
             return
         algo = HASH_NAMES.get(profile.algorithm, profile.algorithm)
-        fields = "(" + "".join(f"({code}, {width}), " for code, width in selector_keys) + ")"
-        g.w(f"if aid == {GROUP_ACTION}:")
-        g.w(f"    aid, args = {tb}.profile.select(args[0], _hasher({algo!r})(_fbytes({fields})))")
+        widths = tuple(width for _, width in selector_keys)
+        pack = self.bind(("pack", widths), "PK", f"_rt.field_packer({widths!r})")
+        select = self.bind(("select", implementation), "SEL", f"{tb}.profile.select")
+        g.w(f"if aid == {GROUP_ACTION}:")  # the hasher is looked up per packet: custom CRCs can be reconfigured
+        g.w(f"    aid, args = {select}(args[0], _hasher({algo!r})({pack}({', '.join(c for c, _ in selector_keys)})))")
 
     # ----------------------------------------------------------------------------------------------- blocks
     def control(self, g: BlockGen) -> None:
