@@ -72,6 +72,10 @@ def snapshot(state: RuntimeState) -> list[tuple[int, p4runtime_pb2.Entity]]:
     insert, modify = p4runtime_pb2.Update.INSERT, p4runtime_pb2.Update.MODIFY
     out: list[tuple[int, p4runtime_pb2.Entity]] = []
     with state.lock:
+        for kind in ("action_profile_member", "action_profile_group"):  # before the entries that point at them
+            req = p4runtime_pb2.Entity()
+            getattr(req, kind).SetInParent()
+            out.extend((insert, e) for e in codec.read(req))
         for table in sorted(state.tables, key=lambda t: t.id):
             for entry in table.entries():
                 if not entry.is_const:

@@ -85,3 +85,42 @@ def test_reconcile_carries_everything_that_still_fits() -> None:
     trimmed = build(smaller)
     assert restore(trimmed, snapshot(old)) == 3  # the PRE entries and the meter config
     assert carry_externs(old, trimmed) == 1 and trimmed.registers["I.r"].cells == [0, 0, 0, 0]
+
+
+SELECTOR_P4INFO = """
+tables {
+  preamble { id: 33554434 name: "I.ecmp" alias: "ecmp" }
+  match_fields { id: 1 name: "k" bitwidth: 8 match_type: EXACT }
+  action_refs { id: 16777217 }
+  implementation_id: 285212673
+  size: 16
+}
+actions { preamble { id: 16777217 name: "I.set" alias: "set" } params { id: 1 name: "v" bitwidth: 4 } }
+action_profiles {
+  preamble { id: 285212673 name: "I.sel" alias: "sel" }
+  table_ids: 33554434
+  with_selector: true
+  size: 16
+}
+"""
+
+
+def test_reconcile_carries_members_groups_and_the_entries_using_them() -> None:
+    p4info = text_format.Parse(SELECTOR_P4INFO, p4info_pb2.P4Info())
+    old = build(p4info)
+    codec = EntityCodec(old)
+    writes = [
+        'action_profile_member { action_profile_id: 285212673 member_id: 1 action { action_id: 16777217 '
+        'params { param_id: 1 value: "\\003" } } }',
+        'action_profile_group { action_profile_id: 285212673 group_id: 5 members { member_id: 1 weight: 1 } }',
+        'table_entry { table_id: 33554434 match { field_id: 1 exact { value: "\\001" } } '
+        'action { action_profile_group_id: 5 } }',
+    ]
+    for text in writes:
+        codec.write(p4runtime_pb2.Update.INSERT, text_format.Parse(text, p4runtime_pb2.Entity()))
+    new = build(p4info)
+    assert restore(new, snapshot(old)) == 3  # members and groups come back before the entries pointing at them
+    profile = new.action_profiles["I.sel"]
+    assert profile.groups[5].choices == ((16777217, (3,)),)
+    [entry] = new.tables["I.ecmp"].entries()
+    assert entry.ref == ("group", 5) and profile.groups[5].table_refs == 1
