@@ -92,6 +92,7 @@ def p4info_ids(path: Path) -> dict[str, int]:
         ("register", info.registers),
         ("value_set", info.value_sets),
         ("digest", info.digests),
+        ("action_profile", info.action_profiles),
     ):
         for item in items:
             ids[f"{kind}:{item.preamble.name}"] = item.preamble.id
