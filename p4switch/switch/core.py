@@ -3,8 +3,11 @@
 Threads: one pipeline worker and one delay-line thread for impaired frames. The worker serves the traffic manager
 first (any packet allowed to leave goes through egress), then the input buffer (resubmitted/recirculated packets
 before new ones, as BMv2's input buffer does), in batches of up to `WORK_BATCH` pipeline passes under one hold
-of the work lock and the traffic manager's lock (admin changes from other threads wait for the batch), after which each port's output leaves in one burst (`sendmmsg`). Between batches it drains the
-AF_PACKET ports (mmap rings, no system call per frame) into the input buffer; when there is nothing to do it
+of the work lock and the traffic manager's lock (admin changes from other threads wait for the batch), after which
+each port's output leaves in one burst (`sendmmsg`). The frames waiting on the AF_PACKET ports (mmap rings, no
+system call per frame) run in batches straight from the rings' copies, after what the queues and the input
+buffer hold, and a packet the queues would hand out next and at once skips them (`TrafficManager.
+holding_enqueue`): its egress runs right after the pass that made it. When there is nothing to do the worker
 sleeps in `select` on the port sockets and a wake-up pipe (for in-process injection, packet-out and admin
 changes), at most until the next rate-limited departure. BMv2 runs ingress and
 egress on separate threads; with Python's GIL one worker avoids a thread hand-off per packet and keeps the same
