@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -76,6 +76,42 @@ while received < n:
         time.sleep(poll)
 print(json.dumps({"sent": sent, "received": received, "seconds": time.perf_counter() - start,
                   "cpu": time.process_time() - cpu_start, "span": last - first, "send_errors": sender.errors}))
+"""
+
+
+#: The generator as a server for `paired`: the frames on its first stdin line, then one count per line; for each it
+#: runs the closed loop above until that many frames came back and answers with one JSON line.
+_SERVER = r"""
+import json, os, socket, sys, time
+sys.path.insert(0, sys.argv[3])
+from pktio.mmsg import BurstSender
+tx_if, rx_if, window, burst, poll = sys.argv[1], sys.argv[2], int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+frames = [bytes.fromhex(h) for h in sys.stdin.readline().split()]
+fd = os.open(f"/sys/class/net/{rx_if}/statistics/rx_packets", os.O_RDONLY)
+tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+tx.bind((tx_if, 0))
+sender = BurstSender(tx)
+for line in sys.stdin:
+    n = int(line)
+    base = int(os.pread(fd, 32, 0))
+    sent = received = 0
+    cpu_start, start = time.process_time(), time.perf_counter()
+    progress = start
+    while received < n:
+        room = min(window - (sent - received), n - sent)
+        if room >= burst or (room > 0 and (sent - received < window // 2 or sent + room == n)):
+            sender.send([frames[i % len(frames)] for i in range(sent, sent + room)])
+            sent += room
+        got = int(os.pread(fd, 32, 0)) - base
+        now = time.perf_counter()
+        if got > received:
+            received, progress = got, now
+        elif now - progress > 2.0:
+            break
+        else:
+            time.sleep(poll)
+    print(json.dumps({"sent": sent, "received": received, "cpu": time.process_time() - cpu_start,
+                      "seconds": time.perf_counter() - start}), flush=True)
 """
 
 
@@ -142,4 +178,68 @@ def forward(program: tuple[Any, bytes], frames: list[bytes], n: int, port_io: st
         # the generator's CPU in its send/receive loop: on 2 cores it competes with the switch for time
         "generator_cpu_us_per_packet": round(traffic["cpu"] / max(received, 1) * 1e6, 2),
         "switch_stats": counters, "ports": stats["ports"],
+    }
+
+
+def paired(program: tuple[Any, bytes], frames: list[bytes], file_chunk: Callable[[int], float], chunk: int,
+           chunks: int) -> dict[str, Any]:
+    """File mode and the live switch in alternated chunks of `chunk` packets, `chunks` times each, with one live
+    switch and one generator process kept running (no set-up inside a measurement): each file-mode chunk
+    (`file_chunk(n)` returns its CPU seconds) sits next to a live one (this process's CPU while the generator
+    gets that many frames through), so both see the same load within a fraction of a second. CPU per packet of
+    each side and the median of the chunks' live/file CPU-time ratios."""
+    from statistics import median
+
+    from p4switch.switch.core import Switch
+    from pktio.netns import entered
+
+    pairs = (("p4b-a0", "p4b-a1"), ("p4b-b0", "p4b-b1"))
+    file_cpu: list[float] = []
+    live_cpu: list[float] = []
+    generator_cpu = 0.0
+    with veth_namespace(f"p4b-{os.getpid()}", pairs) as ns:
+        sw = Switch(queue_depth=1024, port_io="ring")
+        gen: subprocess.Popen[str] | None = None
+        try:
+            sw.install_pipeline(*program)
+            with entered(ns):
+                sw.add_interface(1, pairs[0][1])
+                sw.add_interface(2, pairs[1][1])
+            sw.start()
+            gen = subprocess.Popen(
+                ["ip", "netns", "exec", ns, sys.executable, "-c", _SERVER, pairs[0][0], pairs[1][0], str(REPO),
+                 str(IN_FLIGHT), str(BURST), str(POLL)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            assert gen.stdin is not None and gen.stdout is not None
+            gen.stdin.write(" ".join(f.hex() for f in frames) + "\n")
+
+            def live(n: int) -> tuple[float, dict[str, Any]]:
+                assert gen is not None and gen.stdin is not None and gen.stdout is not None
+                cpu = time.process_time()
+                gen.stdin.write(f"{n}\n")
+                gen.stdin.flush()
+                reply = json.loads(gen.stdout.readline())
+                return time.process_time() - cpu, reply
+
+            live(min(chunk, 2000))  # warm-up: first-use paths, the ring's pages
+            file_chunk(min(chunk, 2000))
+            for _ in range(chunks):
+                file_cpu.append(file_chunk(chunk))
+                cpu, reply = live(chunk)
+                if reply["received"] != chunk:
+                    return {"error": "frames lost on the live path", "chunk": reply}
+                live_cpu.append(cpu)
+                generator_cpu += reply["cpu"]
+        finally:
+            if gen is not None:
+                if gen.stdin is not None:
+                    gen.stdin.close()
+                gen.wait(timeout=30)
+            sw.stop()
+    total = chunk * chunks
+    return {
+        "chunk": chunk, "chunks": chunks,
+        "file_cpu_us_per_packet": round(sum(file_cpu) / total * 1e6, 2),
+        "live_cpu_us_per_packet": round(sum(live_cpu) / total * 1e6, 2),
+        "generator_cpu_us_per_packet": round(generator_cpu / total * 1e6, 2),
+        "cpu_ratio": round(median(f / x for f, x in zip(file_cpu, live_cpu, strict=True)), 3),
     }

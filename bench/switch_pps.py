@@ -26,6 +26,8 @@ BMV2_AGGREGATE_PPS = 15_800
 VETHS = (("p4b-a0", "p4b-a1"), ("p4b-b0", "p4b-b1"))
 #: File-mode and live runs of `live_vs_file`, alternated (the machine's load changes between runs)
 LIVE_ROUNDS = 3
+#: `l3_live_vs_file_paired`: chunks of this many packets, alternated this many times (quick: a third)
+PAIRED_CHUNK, PAIRED_CHUNKS = 2000, 30
 #: Values per packet of the aggregate_wide sweep (bench/_wide.py generates the program for each).
 WIDE_SIZES = (64, 256, 1024, 2048)
 #: Values per packet of the p4ina.p4 runs (bench/_p4ina_file.py; about 20 s and 45 s of compile CPU).
@@ -48,7 +50,7 @@ def run(quick: bool) -> dict[str, Any]:
             results["aggregate_file"] = _file_mode(agg, frames, n)
         else:
             results["aggregate_file"] = {"skipped": agg}
-        live = ("l3_forward_live_veth", "l3_forward_live_veth_socket", "l3_live_vs_file")
+        live = ("l3_forward_live_veth", "l3_forward_live_veth_socket", "l3_live_vs_file", "l3_live_vs_file_paired")
         if not isinstance(l3, tuple):
             results.update({k: {"skipped": l3} for k in live})
         elif os.geteuid() != 0:
@@ -58,6 +60,8 @@ def run(quick: bool) -> dict[str, Any]:
             results["l3_forward_live_veth"] = _live_veth(l3, n, "ring")
             results["l3_forward_live_veth_socket"] = _live_veth(l3, n, "socket")
             results["l3_live_vs_file"] = live_vs_file(l3, max(n, 10_000), LIVE_ROUNDS)
+            results["l3_live_vs_file_paired"] = live_vs_file_paired(
+                l3, PAIRED_CHUNK, PAIRED_CHUNKS // 3 if quick else PAIRED_CHUNKS)
     results["aggregate_wide_file"] = wide_sweep(quick)
     results["p4ina_file"] = p4ina_sweep(quick)
     summary: dict[str, Any] = {}
@@ -74,6 +78,9 @@ def run(quick: bool) -> dict[str, Any]:
             summary["live_file_cpu_ratio"] = paired["cpu_ratio"]
             summary["live_paired_pps"] = paired["live"]["pps"]
             summary["file_paired_pps"] = paired["file"]["pps"]
+        chunked = results.get("l3_live_vs_file_paired", {})
+        if "cpu_ratio" in chunked:  # the same in alternated chunks: one switch and runner kept running
+            summary["live_file_cpu_ratio_chunks"] = chunked["cpu_ratio"]
         summary["live_veth_socket_pps"] = old["pps"]
         summary["live_cpu_us_per_packet"] = live["cpu_us_per_packet"]
         summary["live_socket_cpu_us_per_packet"] = old["cpu_us_per_packet"]
@@ -261,6 +268,36 @@ def live_vs_file(program: tuple[Any, bytes], n: int, rounds: int) -> dict[str, A
         "pps_ratio": round(median(r["live"]["pps"] / r["file"]["pps"] for r in runs), 3),
         "cpu_ratio": round(median(r["live"]["cpu_pps"] / r["file"]["cpu_pps"] for r in runs), 3),
     }
+
+
+def live_vs_file_paired(program: tuple[Any, bytes], chunk: int, chunks: int) -> dict[str, Any]:
+    """Issue 17's comparison in CPU time with the load held alike: one file-mode runner and one live switch on
+    veths (with its generator) kept running, alternated in chunks of `chunk` packets (`_switch_live.paired`)."""
+    if shutil.which("ip") is None:
+        return {"skipped": "iproute2 'ip' not found"}
+    import time
+
+    from bench._switch_live import paired
+    from p4switch.switch.filemode import FileModeRunner, TickClock
+    from p4switch.switch.pipeline import build_pipeline
+
+    frames = _live_frames()
+    clock = TickClock()
+    runner = FileModeRunner(build_pipeline(*program, seed=1, clock_us=clock), {p: f"p{p}" for p in range(5)},
+                            clock=clock)
+    outputs = list(runner.outputs().values())
+    ids = iter(range(1 << 62))
+
+    def file_chunk(n: int) -> float:
+        cpu = time.process_time()
+        for port, frame in cycled(frames, n, 1):
+            runner.process(port, frame, next(ids))
+        cpu = time.process_time() - cpu
+        for out in outputs:
+            out.clear()  # dropped, as `run()` drops each batch's output once written
+        return cpu
+
+    return paired(program, frames, file_chunk, chunk, chunks)
 
 
 if __name__ == "__main__":

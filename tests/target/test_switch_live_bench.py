@@ -52,3 +52,29 @@ def test_the_namespace_is_gone_afterwards(program: tuple[Any, bytes]) -> None:
     forward(program, to_port(2), 10, "ring")
     names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
     assert f"p4b-{os.getpid()}" not in names.split()  # the harness names its namespace after this process
+
+
+def test_paired_chunks_alternate_file_mode_and_live(program: tuple[Any, bytes]) -> None:
+    """`paired` (what `live_vs_file_paired` runs): every live chunk gets all its frames through one switch and one
+    generator kept running, and every file-mode chunk is the caller's, called once per live chunk (plus the
+    warm-up) with the chunk's size."""
+    from bench._switch_live import paired
+
+    calls: list[int] = []
+
+    def file_chunk(n: int) -> float:
+        calls.append(n)
+        return 0.001 * n
+
+    result = paired(program, to_port(2), file_chunk, 300, 3)
+    assert calls == [300, 300, 300, 300]
+    assert "error" not in result and result["chunks"] == 3
+    assert result["file_cpu_us_per_packet"] == 1000.0  # 1 ms a packet, as file_chunk said
+    assert result["live_cpu_us_per_packet"] > 0 and result["generator_cpu_us_per_packet"] > 0
+
+
+def test_paired_reports_lost_frames(program: tuple[Any, bytes]) -> None:
+    from bench._switch_live import paired
+
+    result = paired(program, to_port(1), lambda n: 0.0, 50, 2)  # routed back out of port 1: nothing arrives
+    assert result["error"] == "frames lost on the live path" and result["chunk"]["received"] == 0
