@@ -180,7 +180,7 @@ def calibration(rows: list[dict[str, Any]], values: int = 64) -> dict[str, Any]:
         m = measurement(mode, workers, elements, statistics.median(r["median_seconds"] for r in measured))
         points.append(m)
         retx[(m.algorithm, m.hosts, m.message_bytes)] = sum(r["retransmissions"] for r in measured)
-    report = calibration_report(points, emulation_params(slots=BENCH_OPTIONS["slots"], values=values), retx)
+    report = calibration_report(points, emulation_params(window=BENCH_OPTIONS["window"], values=values), retx)
     report["runs_per_point"] = {f"{mode} {workers}w {elements}": [r["median_seconds"] for r in measured]
                                 for (mode, workers, elements), measured in sorted(runs.items())}
     return report

@@ -28,10 +28,10 @@ FREE = SOFTWARE_CALIBRATED
 MODEL_ALGORITHM = {"in-network": "innet", "ring": "ring"}
 
 
-def emulation_params(slots: int = 32, cores: int | None = None, values: int = 64) -> Params:
-    """What the runner configures, not fitted: `values` int32 values per packet, `slots` chunks in flight per
+def emulation_params(window: int = 32, cores: int | None = None, values: int = 64) -> Params:
+    """What the runner configures, not fitted: `values` int32 values per packet, `window` chunks in flight per
     worker, veths without a rate limit (10 Gbit/s stands in for "not the bottleneck"), and this machine's cores."""
-    return Params(link_gbps=10.0, payload_bytes=values_len(FMT_INT32, values), window_packets=slots,
+    return Params(link_gbps=10.0, payload_bytes=values_len(FMT_INT32, values), window_packets=window,
                   cores=float(cores or os.cpu_count() or 1))
 
 

@@ -70,10 +70,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.add_argument("--size", type=int, default=DEMO_SIZE, metavar="ELEMENTS")
     demo.add_argument("--count", type=int, default=2, metavar="N")
     _common(demo)
-    # The settings the fabric benchmarks use (bench.fabric_runs.sweep.BENCH_OPTIONS): on CPU-bound emulated switches
-    # more than 32 slots only queue chunks. The retransmission floor stays p4ina run's: losses are found by later
-    # RESULTs, the timer is the last resort (docs/protocol.md, "Flow control and loss recovery").
-    demo.set_defaults(handler=main_demo, slots=32)
+    # The settings the fabric benchmarks use (bench.fabric_runs.sweep.BENCH_OPTIONS), which are p4ina run's: a pool
+    # of 64 slots and a window of half that (on CPU-bound emulated switches more than 32 chunks in flight only queue).
+    # The retransmission floor stays p4ina run's: losses are found by later RESULTs, the timer is the last resort
+    # (docs/protocol.md, "Flow control and loss recovery").
+    demo.set_defaults(handler=main_demo)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -81,8 +82,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, metavar="N", help="workers on the first N hosts (default: all)")
     parser.add_argument("--slots", type=int, default=64, metavar="N", help="aggregation slots per switch for the job")
     parser.add_argument("--window", type=int, metavar="N",
-                        help="workers' largest congestion window in chunks (default: --slots); below --slots a lost "
-                             "chunk holds up only its slot's next use")
+                        help="workers' largest congestion window in chunks (default: half of --slots); below "
+                             "--slots a lost chunk holds up only its slot's next use")
     parser.add_argument("--values", type=int, metavar="N",
                         help="values per aggregation packet: compile the program with -D AGG_VALUES=N (32..2048; "
                              "default 2048 on the embedded target, 64 on bmv2); links get a 9000-byte MTU when an "

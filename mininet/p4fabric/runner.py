@@ -57,8 +57,9 @@ class RunOptions:
     modes: tuple[str, ...] = ("innet",)
     workers: int | None = None
     slots: int = 64
-    #: The workers' largest congestion window in chunks (None: the job's slot pool). Below the pool, a lost chunk
-    #: blocks only its slot's next use instead of every later send (docs/protocol.md, "Flow control").
+    #: The workers' largest congestion window in chunks (None: half the job's slot pool). Below the pool, a lost
+    #: chunk blocks only its slot's next use instead of every later send: 1% loss on every link cost 4 MB all-reduces
+    #: 0.49-0.53 s against 0.56-0.70 s with the window at the pool (docs/protocol.md, "Flow control").
     window: int | None = None
     #: In-network formats, each run as its own mode with its own job, in this order. Default: int32 only.
     fmts: tuple[str, ...] = ()
@@ -100,6 +101,11 @@ class RunOptions:
     def __post_init__(self) -> None:
         if not self.fmts:
             self.fmts = (self.fmt or "int32",)
+
+    @property
+    def worker_window(self) -> int:
+        """The window the workers run with: `window`, or half the pool."""
+        return self.window if self.window is not None else max(1, self.slots // 2)
 
     def validate(self) -> None:
         if self.fmt is not None and self.fmts != (self.fmt,):
@@ -379,7 +385,7 @@ class Runner:
                 "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}",
                 "--min-timeout", f"{opts.retx_min:g}", "--scale", str(self.job.scale),
                 "--values", str(self.values), "--job-values", str(self.job.values),
-                *(["--window", str(opts.window)] if opts.window is not None else [])]
+                "--window", str(opts.worker_window)]
 
     def _wait(self, name: str, procs: dict[str, Any], outputs: dict[str, Path]) -> None:
         opts = self.opts

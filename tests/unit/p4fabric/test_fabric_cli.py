@@ -9,6 +9,9 @@ import pytest
 from p4fabric.cli import register
 from p4fabric.exceptions import FaultSpecError
 from p4fabric.faults import FaultEvent, FaultInjector, build_plan, parse_percent, validate_plan
+from p4fabric.runner import RunOptions
+
+from bench.fabric_runs.sweep import BENCH_OPTIONS
 
 
 def _run(argv: list[str]) -> int:
@@ -99,7 +102,12 @@ def test_demo_is_registered() -> None:
     register(parser.add_subparsers())
     args = parser.parse_args(["demo"])
     assert args.size >= 1_000_000 and callable(args.handler)
-    assert (args.slots, args.retx_min) == (32, 0.01)  # the benchmarks' settings for emulated switches
+    demo = RunOptions(topo="single,2", out=Path("o"), slots=args.slots, window=args.window)
+    # the benchmarks' settings for emulated switches: a pool twice the window
+    assert (args.slots, demo.worker_window, args.retx_min) == (BENCH_OPTIONS["slots"], BENCH_OPTIONS["window"], 0.01)
     assert parser.parse_args(["demo", "--slots", "8"]).slots == 8
     assert parser.parse_args(["run", "--topo", "single,2"]).slots == 64  # p4ina run keeps SwitchML's pool
+    assert RunOptions(topo="single,2", out=Path("o"), slots=64).worker_window == 32  # and a window of half of it
+    assert RunOptions(topo="single,2", out=Path("o"), slots=1).worker_window == 1
+    assert RunOptions(topo="single,2", out=Path("o"), slots=64, window=64).worker_window == 64
 
