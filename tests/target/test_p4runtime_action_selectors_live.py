@@ -18,7 +18,8 @@ from p4runtime_support import entity, live_switch, table_update
 
 INSERT, MODIFY, DELETE = p4runtime_pb2.Update.INSERT, p4runtime_pb2.Update.MODIFY, p4runtime_pb2.Update.DELETE
 
-ECMP_P4 = r"""
+#: Headers, parser and the empty blocks both test programs share (each adds its own ingress control `I`).
+_PREAMBLE = r"""
 #include <core.p4>
 #include <v1model.p4>
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
@@ -29,6 +30,15 @@ parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata
     state start { pkt.extract(h.eth); pkt.extract(h.flow); transition accept; }
 }
 control VC(inout headers_t h, inout meta_t m) { apply { } }
+"""
+_POSTAMBLE = r"""
+control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.eth); pkt.emit(h.flow); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+ECMP_P4 = _PREAMBLE + r"""
 control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
     @max_group_size(4) action_selector(HashAlgorithm.crc32, 32w64, 32w16) sel;
     action set_port(bit<9> port) { sm.egress_spec = port; }
@@ -42,11 +52,7 @@ control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
     }
     apply { ecmp.apply(); }
 }
-control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers_t h, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.eth); pkt.emit(h.flow); } }
-V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-"""
+""" + _POSTAMBLE
 
 FLOWS = [(0x0A000001 + i, 0x0A0000FE - 3 * i, 1000 + 7 * i, 80 + i) for i in range(12)]
 
@@ -173,17 +179,7 @@ def test_ecmp_members_groups_and_selection() -> None:
         assert [m.action_profile_member.member_id for m in members] == [20, 30]
 
 
-ONESHOT_P4 = r"""
-#include <core.p4>
-#include <v1model.p4>
-header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
-header flow_t { bit<32> src; bit<32> dst; bit<16> sport; bit<16> dport; }
-struct headers_t { ethernet_t eth; flow_t flow; }
-struct meta_t { }
-parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(h.eth); pkt.extract(h.flow); transition accept; }
-}
-control VC(inout headers_t h, inout meta_t m) { apply { } }
+ONESHOT_P4 = _PREAMBLE + r"""
 control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
     action set_port(bit<9> port) { sm.egress_spec = port; }
     action drop() { mark_to_drop(sm); }
@@ -201,11 +197,7 @@ control I(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
     }
     apply { if (h.eth.etype == 0x0900) { fwd.apply(); } else { lb.apply(); } }
 }
-control E(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers_t h, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers_t h) { apply { pkt.emit(h.eth); pkt.emit(h.flow); } }
-V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-"""
+""" + _POSTAMBLE
 
 
 def crc16_arc(data: bytes) -> int:
