@@ -65,7 +65,7 @@ class Plan:
     loss_count: int = 4
 
 
-QUICK = Plan(workers=(2, 8), sizes=(16384, 65536), count=2, losses=(0.0, 1.0, 5.0), budget_s=None, headline_count=1,
+QUICK = Plan(workers=(2, 8), sizes=(16384, 65536), count=2, losses=(0.0, 1.0, 5.0), budget_s=None, headline_count=3,
              calibration_sizes=(), calibration_repeats=0, rates=QUICK_RATES, rate_count=1)
 FULL = Plan(workers=(2, 4, 8, 16), sizes=tuple(16384 * 4**i for i in range(6)), count=3,  # 64 KB .. 64 MB
             losses=(0.0, 0.5, 1.0, 2.0, 5.0), budget_s=60.0, headline_count=3,
@@ -128,8 +128,8 @@ def loss_sweep(base: Path, losses: tuple[float, ...], size: int, count: int,
 
 
 def demo(base: Path, options: Mapping[str, Any]) -> dict[str, Any]:
-    """What `p4ina demo` measures (its fabric, 1 M floats, ring then in-network, 2 steps)."""
-    report = _run(base / "demo", options, topo=DEMO_TOPO, size=DEMO_ELEMENTS, count=2, modes=("ring", "innet"))
+    """What `p4ina demo` measures (its fabric, 1 M floats, ring then in-network, 3 steps)."""
+    report = _run(base / "demo", options, topo=DEMO_TOPO, size=DEMO_ELEMENTS, count=3, modes=("ring", "innet"))
     rows = [mode_row(report, m, len(report.workers)) for m in report.modes]
     at = {r["mode"]: r["median_seconds"] for r in rows if r["median_seconds"] > 0}
     ratio = at["ring"] / at[INNET_MODE["int32"]] if "ring" in at and INNET_MODE["int32"] in at else None

@@ -68,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                              "all-reduce 1 M floats in-network and with the host ring, and compare.")
     demo.add_argument("--out", type=Path, default=Path("runs/demo"), metavar="DIR")
     demo.add_argument("--size", type=int, default=DEMO_SIZE, metavar="ELEMENTS")
-    demo.add_argument("--count", type=int, default=2, metavar="N")
+    demo.add_argument("--count", type=int, default=3, metavar="N")
     _common(demo)
     # The settings the fabric benchmarks use (bench.fabric_runs.sweep.BENCH_OPTIONS), which are p4ina run's: a pool
     # of 64 slots and a window of half that (on CPU-bound emulated switches more than 32 chunks in flight only queue).
