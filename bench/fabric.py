@@ -91,14 +91,12 @@ def _run(out: Path, options: Mapping[str, Any], topo: str = TOPO, **run: Any) ->
 
 
 def loss_sweep(base: Path, losses: tuple[float, ...], size: int, count: int,
-               options: Mapping[str, Any], slots: int | None = None) -> list[dict[str, Any]]:
+               options: Mapping[str, Any]) -> list[dict[str, Any]]:
     """In-network int32 under `loss` % on every link (both directions of every host and switch link), one run per
     loss rate; goodput relative to the lossless run, resends over packets sent, and how the losses were found.
-    `slots`: the job's pool, if not the options' (docs/protocol.md compares pools)."""
+    The pool and window are the options' (`slots`, `window`: docs/protocol.md compares them)."""
     rows = []
     lossless: float | None = None
-    if slots is not None:
-        options = {**options, "slots": slots}
     for loss in losses:
         plan = build_plan(loss=str(loss)) if loss else build_plan()
         report = _run(base / f"loss-{loss:g}", options, size=size, count=count, faults=plan)
