@@ -56,7 +56,9 @@ class Plan:
     calibration_sizes: tuple[int, ...]
     calibration_repeats: int
     rates: tuple[float, ...] = ()  # Mbit/s of the link-rate sweep
-    rate_count: int = 1
+    #: Steps per mode at each rate, the median reported: a single step there includes whatever else the two cores
+    #: did at that moment (one-step in-network runs at 25 Mbit/s ranged 74-90% of the bound over four bench runs).
+    rate_count: int = 3
     #: The loss sweep's all-reduce (float32 elements) and steps per loss rate: the headline's 4 MB, so that a step
     #: is many round trips long (at 1 MB a step is 4-5 of them and one tail loss costs a probe timeout: 1% then
     #: measured 0.71 of lossless against 0.95 at 4 MB, docs/protocol.md), and four steps for a median that one
@@ -66,10 +68,10 @@ class Plan:
 
 
 QUICK = Plan(workers=(2, 8), sizes=(16384, 65536), count=2, losses=(0.0, 1.0, 5.0), budget_s=None, headline_count=3,
-             calibration_sizes=(), calibration_repeats=0, rates=QUICK_RATES, rate_count=1)
+             calibration_sizes=(), calibration_repeats=0, rates=QUICK_RATES, rate_count=3)
 FULL = Plan(workers=(2, 4, 8, 16), sizes=tuple(16384 * 4**i for i in range(6)), count=3,  # 64 KB .. 64 MB
             losses=(0.0, 0.5, 1.0, 2.0, 5.0), budget_s=60.0, headline_count=3,
-            calibration_sizes=(16384, 65536, 262144), calibration_repeats=2, rates=FULL_RATES, rate_count=2)
+            calibration_sizes=(16384, 65536, 262144), calibration_repeats=2, rates=FULL_RATES, rate_count=3)
 DEMO_TOPO, DEMO_ELEMENTS = "leafspine,2,2,2", 1 << 20  # p4fabric.cli's demo
 
 
