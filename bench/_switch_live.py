@@ -80,29 +80,34 @@ print(json.dumps({"sent": sent, "received": received, "seconds": time.perf_count
 
 
 #: The generator as a server for `paired`: the frames on its first stdin line, then one count per line; for each it
-#: runs the closed loop above until that many frames came back and answers with one JSON line.
+#: runs the closed loop above until that many frames came back (summed over the far ends of every output port, read
+#: from their rx counters) and answers with one JSON line. It goes on round the frames where the last chunk stopped,
+#: so a stateful program (an aggregation's slots) sees one continuous sequence, as file mode does.
 _SERVER = r"""
 import json, os, socket, sys, time
 sys.path.insert(0, sys.argv[3])
 from pktio.mmsg import BurstSender
-tx_if, rx_if, window, burst, poll = sys.argv[1], sys.argv[2], int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+tx_if, rx_ifs, window, burst, poll = sys.argv[1], sys.argv[2], int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
 frames = [bytes.fromhex(h) for h in sys.stdin.readline().split()]
-fd = os.open(f"/sys/class/net/{rx_if}/statistics/rx_packets", os.O_RDONLY)
+fds = [os.open(f"/sys/class/net/{name}/statistics/rx_packets", os.O_RDONLY) for name in rx_ifs.split(",")]
+def count():
+    return sum(int(os.pread(fd, 32, 0)) for fd in fds)
 tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 tx.bind((tx_if, 0))
 sender = BurstSender(tx)
+offset = 0
 for line in sys.stdin:
     n = int(line)
-    base = int(os.pread(fd, 32, 0))
+    base = count()
     sent = received = 0
     cpu_start, start = time.process_time(), time.perf_counter()
     progress = start
     while received < n:
         room = min(window - (sent - received), n - sent)
         if room >= burst or (room > 0 and (sent - received < window // 2 or sent + room == n)):
-            sender.send([frames[i % len(frames)] for i in range(sent, sent + room)])
+            sender.send([frames[(offset + i) % len(frames)] for i in range(sent, sent + room)])
             sent += room
-        got = int(os.pread(fd, 32, 0)) - base
+        got = count() - base
         now = time.perf_counter()
         if got > received:
             received, progress = got, now
@@ -110,6 +115,7 @@ for line in sys.stdin:
             break
         else:
             time.sleep(poll)
+    offset = (offset + sent) % len(frames)
     print(json.dumps({"sent": sent, "received": received, "cpu": time.process_time() - cpu_start,
                       "seconds": time.perf_counter() - start}), flush=True)
 """
@@ -181,54 +187,66 @@ def forward(program: tuple[Any, bytes], frames: list[bytes], n: int, port_io: st
     }
 
 
+def veth_pairs(ports: tuple[int, ...]) -> tuple[tuple[str, str], ...]:
+    """One veth pair per switch port: (the traffic's end, the switch's end), short enough for IFNAMSIZ."""
+    return tuple((f"p4b-{chr(97 + i)}0", f"p4b-{chr(97 + i)}1") for i in range(len(ports)))
+
+
 def paired(program: tuple[Any, bytes], frames: list[bytes], file_chunk: Callable[[int], float], chunk: int,
-           chunks: int) -> dict[str, Any]:
+           chunks: int, *, in_port: int = 1, out_ports: tuple[int, ...] = (2,)) -> dict[str, Any]:
     """File mode and the live switch in alternated chunks of `chunk` packets, `chunks` times each, with one live
     switch and one generator process kept running (no set-up inside a measurement): each file-mode chunk
     (`file_chunk(n)` returns its CPU seconds) sits next to a live one (this process's CPU while the generator
-    gets that many frames through), so both see the same load within a fraction of a second. CPU per packet of
-    each side and the median of the chunks' live/file CPU-time ratios."""
+    gets that many frames through), so both see the same load within a fraction of a second. The generator sends
+    into `in_port` and counts what leaves any of `out_ports` (each port a veth pair; every frame must leave
+    exactly once). CPU per packet of each side (live: also its kernel share) and the median of the chunks'
+    live/file CPU-time ratios."""
     from statistics import median
 
     from p4switch.switch.core import Switch
     from pktio.netns import entered
 
-    pairs = (("p4b-a0", "p4b-a1"), ("p4b-b0", "p4b-b1"))
+    ports = tuple(sorted({in_port, *out_ports}))
+    pairs = veth_pairs(ports)
+    end = dict(zip(ports, pairs, strict=True))
     file_cpu: list[float] = []
     live_cpu: list[float] = []
-    generator_cpu = 0.0
+    live_sys = generator_cpu = 0.0
     with veth_namespace(f"p4b-{os.getpid()}", pairs) as ns:
         sw = Switch(queue_depth=1024, port_io="ring")
         gen: subprocess.Popen[str] | None = None
         try:
             sw.install_pipeline(*program)
             with entered(ns):
-                sw.add_interface(1, pairs[0][1])
-                sw.add_interface(2, pairs[1][1])
+                for port in ports:
+                    sw.add_interface(port, end[port][1])
             sw.start()
             gen = subprocess.Popen(
-                ["ip", "netns", "exec", ns, sys.executable, "-c", _SERVER, pairs[0][0], pairs[1][0], str(REPO),
-                 str(IN_FLIGHT), str(BURST), str(POLL)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                ["ip", "netns", "exec", ns, sys.executable, "-c", _SERVER, end[in_port][0],
+                 ",".join(end[p][0] for p in out_ports), str(REPO), str(IN_FLIGHT), str(BURST), str(POLL)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             assert gen.stdin is not None and gen.stdout is not None
             gen.stdin.write(" ".join(f.hex() for f in frames) + "\n")
 
-            def live(n: int) -> tuple[float, dict[str, Any]]:
+            def live(n: int) -> tuple[float, float, dict[str, Any]]:
                 assert gen is not None and gen.stdin is not None and gen.stdout is not None
-                cpu = time.process_time()
+                cpu, system = time.process_time(), _system_cpu()
                 gen.stdin.write(f"{n}\n")
                 gen.stdin.flush()
                 reply = json.loads(gen.stdout.readline())
-                return time.process_time() - cpu, reply
+                return time.process_time() - cpu, _system_cpu() - system, reply
 
             live(min(chunk, 2000))  # warm-up: first-use paths, the ring's pages
             file_chunk(min(chunk, 2000))
             for _ in range(chunks):
                 file_cpu.append(file_chunk(chunk))
-                cpu, reply = live(chunk)
+                cpu, system, reply = live(chunk)
                 if reply["received"] != chunk:
                     return {"error": "frames lost on the live path", "chunk": reply}
                 live_cpu.append(cpu)
+                live_sys += system
                 generator_cpu += reply["cpu"]
+            ports_tx = {port: p["tx"] for port, p in sw.stats()["ports"].items()}
         finally:
             if gen is not None:
                 if gen.stdin is not None:
@@ -240,6 +258,15 @@ def paired(program: tuple[Any, bytes], frames: list[bytes], file_chunk: Callable
         "chunk": chunk, "chunks": chunks,
         "file_cpu_us_per_packet": round(sum(file_cpu) / total * 1e6, 2),
         "live_cpu_us_per_packet": round(sum(live_cpu) / total * 1e6, 2),
+        "live_sys_us_per_packet": round(live_sys / total * 1e6, 2),
         "generator_cpu_us_per_packet": round(generator_cpu / total * 1e6, 2),
         "cpu_ratio": round(median(f / x for f, x in zip(file_cpu, live_cpu, strict=True)), 3),
+        "ports_tx": ports_tx,  # frames each port sent, the warm-up chunk included
     }
+
+
+def _system_cpu() -> float:
+    """This process's kernel CPU seconds (`getrusage`: microseconds, where `os.times` counts 10 ms ticks)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_stime

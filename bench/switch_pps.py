@@ -32,6 +32,9 @@ PAIRED_CHUNK, PAIRED_CHUNKS = 2000, 30
 WIDE_SIZES = (64, 256, 1024, 2048)
 #: Values per packet of the p4ina.p4 runs (bench/_p4ina_file.py; about 20 s and 45 s of compile CPU).
 P4INA_SIZES = (1024, 2048)
+#: `wide_live_vs_file`: chunks of this many packets (whole aggregation rounds), alternated this many times (quick:
+#: a third)
+WIDE_LIVE_CHUNK, WIDE_LIVE_CHUNKS = 800, 18
 
 
 def run(quick: bool) -> dict[str, Any]:
@@ -63,6 +66,7 @@ def run(quick: bool) -> dict[str, Any]:
             results["l3_live_vs_file_paired"] = live_vs_file_paired(
                 l3, PAIRED_CHUNK, PAIRED_CHUNKS // 3 if quick else PAIRED_CHUNKS)
     results["aggregate_wide_file"] = wide_sweep(quick)
+    results["aggregate_wide_live_vs_file"] = wide_live_sweep(quick)
     results["p4ina_file"] = p4ina_sweep(quick)
     summary: dict[str, Any] = {}
     for prefix, name in (("aggregate_file", "aggregate_file"), ("l3_file", "l3_forward_file")):
@@ -92,6 +96,14 @@ def run(quick: bool) -> dict[str, Any]:
         summary["wide_1024_speedup_vs_scalar"] = wide["1024"]["speedup_cpu"]
     if "cpu_per_packet_2048_over_64" in wide:
         summary["wide_cpu_per_packet_2048_over_64"] = wide["cpu_per_packet_2048_over_64"]
+    live_wide = results["aggregate_wide_live_vs_file"]
+    for n in WIDE_SIZES:  # issue 17's table: file mode and live side by side at each size, and their ratio
+        row = live_wide.get(str(n), {})
+        if "cpu_ratio" in row:
+            summary[f"wide_{n}_file_cpu_us_per_packet"] = row["file_cpu_us_per_packet"]
+            summary[f"wide_{n}_live_cpu_us_per_packet"] = row["live_cpu_us_per_packet"]
+            summary[f"wide_{n}_live_elements_per_cpu_s"] = row["live_elements_per_cpu_s"]
+            summary[f"wide_{n}_live_file_cpu_ratio"] = row["cpu_ratio"]
     for n in P4INA_SIZES:
         run_n = results["p4ina_file"].get(str(n), {})
         if "cpu_us_per_packet" in run_n:
@@ -151,6 +163,69 @@ def wide_sweep(quick: bool, sizes: tuple[int, ...] = WIDE_SIZES) -> dict[str, An
                                                    / out["64"]["vector"]["cpu_us_per_packet"], 2)
     out["loadavg_after"] = list(os.getloadavg())
     return out
+
+
+def wide_live_sweep(quick: bool, sizes: tuple[int, ...] = WIDE_SIZES) -> dict[str, Any]:
+    """Issue 17's side-by-side table: aggregate_wide (the program and frames of `wide_sweep`, vectorised) at each
+    size in file mode and live between veths, one file-mode runner and one live switch kept running, alternated in
+    chunks (`_switch_live.paired`): switch CPU per packet, int32 elements aggregated per CPU second, and the
+    live/file ratio (median of the chunks'). The generator sends into port 0; the program sends each packet out of
+    port `wid` (0-3) or, completing a slot, port 4, so every port is a veth pair and all five far ends count."""
+    if shutil.which("ip") is None:
+        return {"skipped": "iproute2 'ip' not found"}
+    if os.geteuid() != 0:
+        return {"skipped": "needs root for veth pairs"}
+    out: dict[str, Any] = {"loadavg_before": list(os.getloadavg())}
+    for n in sizes:
+        out[str(n)] = wide_live_vs_file(n, WIDE_LIVE_CHUNK, WIDE_LIVE_CHUNKS // 3 if quick else WIDE_LIVE_CHUNKS)
+    out["loadavg_after"] = list(os.getloadavg())
+    return out
+
+
+def wide_live_vs_file(n: int, chunk: int, chunks: int) -> dict[str, Any]:
+    """aggregate_wide with `n` values per packet: file mode and live alternated in `chunks` chunks of `chunk`."""
+    import itertools
+    import time
+
+    from bench._filemode import timed_run_flushed
+    from bench._switch_live import paired
+    from bench._wide import WORKERS, wide_frames, wide_program
+    from p4switch.compiler import compile_text
+    from p4switch.exceptions import CompileError
+    from p4switch.switch.filemode import FileModeRunner, TickClock
+    from p4switch.switch.pipeline import build_pipeline
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))  # as `wide_sweep`: deep generated code at 2048 fields
+    try:
+        started = time.process_time()
+        compiled = compile_text(wide_program(n), f"aggregate_wide_{n}")
+        program = (compiled.p4info, compiled.device_config_bytes())
+        compile_cpu = time.process_time() - started
+    except CompileError as exc:
+        return {"skipped": str(exc).splitlines()[0][-200:]}
+    finally:
+        sys.setrecursionlimit(limit)
+    frames = wide_frames(n, 400 // WORKERS)  # what `bench/_wide.measure` runs: 100 rounds of 4 workers
+    clock = TickClock()
+    runner = FileModeRunner(build_pipeline(*program, seed=1, clock_us=clock), {p: f"p{p}" for p in range(5)},
+                            clock=clock)
+    stream = itertools.cycle(frames)  # one sequence across the chunks, as the live generator keeps one
+
+    def file_chunk(count: int) -> float:
+        _, cpu, _ = timed_run_flushed(runner, (), ((0, f) for f in itertools.islice(stream, count)))
+        return cpu
+
+    result = paired(program, frames, file_chunk, chunk, chunks, in_port=0, out_ports=(0, 1, 2, 3, 4))
+    if "error" in result:
+        return result
+    file_us, live_us = result["file_cpu_us_per_packet"], result["live_cpu_us_per_packet"]
+    return {
+        "values_per_packet": n, "frame_bytes": len(frames[0]), "compile_cpu_s": round(compile_cpu, 2), **result,
+        "file_elements_per_cpu_s": round(n / file_us * 1e6, 1),
+        "live_elements_per_cpu_s": round(n / live_us * 1e6, 1),
+        "live_minus_file_us": round(live_us - file_us, 2),
+    }
 
 
 # ----------------------------------------------------------------------------------------------------- set-up

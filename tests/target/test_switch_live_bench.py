@@ -78,3 +78,21 @@ def test_paired_reports_lost_frames(program: tuple[Any, bytes]) -> None:
 
     result = paired(program, to_port(1), lambda n: 0.0, 50, 2)  # routed back out of port 1: nothing arrives
     assert result["error"] == "frames lost on the live path" and result["chunk"]["received"] == 0
+
+
+def test_wide_live_vs_file_sends_every_aggregation_packet_out_of_its_port() -> None:
+    """`wide_live_vs_file` (issue 17's live rows): aggregate_wide through file mode and a live switch on five veth
+    pairs, alternated. The program (bench/_wide.py) sends worker w's contribution out of port w and the one that
+    completes a slot (the 4th of a round, worker 3) out of port 4, so over whole rounds ports 0, 1, 2 and 4 each
+    send a quarter of the live packets and port 3 none; every chunk must get all its frames through."""
+    from bench.switch_pps import wide_live_vs_file
+
+    chunk, chunks = 40, 2
+    result = wide_live_vs_file(32, chunk, chunks)
+    assert "error" not in result, result
+    live_total = chunk * (chunks + 1)  # the warm-up chunk included
+    assert result["ports_tx"] == {0: live_total // 4, 1: live_total // 4, 2: live_total // 4, 3: 0,
+                                  4: live_total // 4}
+    assert result["frame_bytes"] == 14 + 20 + 8 + 8 + 4 * 32
+    assert result["live_elements_per_cpu_s"] == round(32 / result["live_cpu_us_per_packet"] * 1e6, 1)
+    assert result["file_cpu_us_per_packet"] > 0 and 0 < result["cpu_ratio"]
