@@ -1,11 +1,13 @@
 """One exchange's receive side: bursts of RESULT payloads checked, reassembled and fed to the window.
 
-A worker wakes up to many RESULTs at once (`Transport.recv_many`). A burst of plain RESULTs (the usual case) is
-joined and read as one structured numpy array (`codec.header_view`/`values_view`): one vectorised test checks
-every header field and checksum, the values are stored in one fancy-indexed assignment, and the Python left per
-packet is the window's bookkeeping. Short bursts, and bursts with anything unusual in them (another job's or
-step's packet, a bad checksum, OVERFLOW, CORRUPT, a shifted exponent), go payload by payload through every check
-of docs/protocol.md in its order, read as `codec.parse_payload` reads them but without an object per packet."""
+A worker wakes up to one or more RESULTs at once (`Transport.recv_many`). A burst of plain RESULTs (the usual
+case, in every format: a narrow RESULT's shifted exponent included) is checked with `struct` per header and one
+numpy sum for all the checksums (`codec.values_view` over the joined payloads), its values stored in one
+assignment, and the Python left per packet is the window's bookkeeping. Bursts with anything unusual in them
+(another job's or step's packet, a bad checksum, OVERFLOW, CORRUPT, an exponent below the job's scale) go payload
+by payload through every check of docs/protocol.md in its order, read as `codec.parse_payload` reads them but
+without an object per packet. Sums are kept in int32 units of 2**E (a narrow RESULT's v * 2**s always fits);
+only a RESULT whose shift would not fit widens them to int64."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hostagent import protocol as P
-from hostagent.codec import header_view, mark_retransmission, values_view, wire_dtype
+from hostagent.codec import mark_retransmission, values_view, wire_dtype
 from hostagent.exceptions import ProtocolError
 from hostagent.window import Send, SlotWindow
 
@@ -24,10 +26,9 @@ if TYPE_CHECKING:
     from hostagent.worker import Worker
 
 _CHECKED_FLAGS = P.FLAG_RESULT | P.FLAG_OVERFLOW | P.FLAG_CORRUPT
+#: format bits and the checked flags of a header's byte 4: a plain RESULT has exactly (fmt << 6) | RESULT there
+_PLAIN_MASK = 0xC0 | _CHECKED_FLAGS
 _HDR = P.AGG_HDR_STRUCT
-#: Bursts shorter than this go payload by payload: a vectorised pass costs a dozen numpy calls (~25 us) whatever
-#: its size, one payload's checks about 5 us (measured at 1024 values: break-even near 8 payloads).
-_MIN_VECTOR = 8
 
 
 class ResultCollector:
@@ -43,8 +44,9 @@ class ResultCollector:
         self.step = step
         # Sums in units of 2**scale_exp, one row per chunk. Every row is written exactly once (each chunk is
         # accepted once) before the exchange finishes, so a buffer of the right shape is reused without zeroing.
-        # int32 holds an int32 RESULT exactly; the first RESULT that needs more (a shifted exponent or another
-        # format) widens the buffer to int64.
+        # int32 holds every RESULT a switch sends exactly (int32 at the job's scale; int16/int8 shifted by at most
+        # 32 - bits, which the root's requantization never exceeds); the first RESULT that would need more widens
+        # the buffer to int64.
         if rows is None or rows.shape != (n, worker.lanes) or rows.dtype not in (np.int32, np.int64):
             rows = np.empty((n, worker.lanes), dtype=np.int32)
         self.rows: npt.NDArray[np.integer] = rows
@@ -56,6 +58,9 @@ class ResultCollector:
         #: exact payload length of a RESULT in each format; which format a payload length belongs to
         self._need = {fmt: P.AGG_HDR_LEN + P.values_len(fmt, lanes) for fmt in P.ELEMENT_SIZE}
         self._fmt_of = {length: fmt for fmt, length in self._need.items()}
+        #: the largest exponent shift whose units still fit the int32 rows: a b-bit value times 2**(32 - b)
+        self._max_shift = {fmt: 32 - 8 * size for fmt, size in P.ELEMENT_SIZE.items()}
+        self._clock = worker.clock
         self._send = worker.transport.send_later  # a burst per wake-up: queued frames leave before the next wait
         self._flen = frames.shape[1]
 
@@ -72,42 +77,48 @@ class ResultCollector:
         stats.bytes_sent += k * self._flen
 
     def handle(self, batch: list[bytes]) -> None:
-        """Process a burst of payloads in arrival order."""
-        if len(batch) >= _MIN_VECTOR:
-            length = len(batch[0])
-            if all(len(p) == length for p in batch) and self._plain_burst(b"".join(batch), length, len(batch)):
-                return
+        """Process a burst of payloads in arrival order (one clock reading: they were all waiting together)."""
+        now = self._clock()
+        length = len(batch[0]) if batch else 0
+        if length in self._fmt_of and all(len(p) == length for p in batch) and self._plain_burst(batch, length, now):
+            return
         one = self._one
         for p in batch:
-            one(p)
+            one(p, now)
 
-    def _plain_burst(self, buf: bytes, length: int, k: int) -> bool:
-        """`k` payloads of `length` bytes each, end to end in `buf`, handled at once when every one is a plain
-        RESULT: intact, of this job and step, summing every worker, neither OVERFLOW nor CORRUPT, at the job's
-        scale (one vectorised test). Then only the window is left to ask per payload. False, with nothing done,
-        when any payload needs the full checks."""
+    def _plain_burst(self, batch: list[bytes], length: int, now: float) -> bool:
+        """Payloads of `length` bytes each, handled at once when every one is a plain RESULT: of this job and step,
+        summing every worker, neither OVERFLOW nor CORRUPT, intact, at an exponent whose shift keeps the units in
+        int32 (a narrow RESULT's `exp = E + s`). The headers are read with `struct` (cheaper than numpy for the few
+        RESULTs a wake-up brings), the checksums with one numpy sum over the burst, the values stored with one
+        assignment. False, with nothing done, when any payload needs the full checks of `_one`."""
         w = self.worker
-        fmt = self._fmt_of.get(length)
-        if fmt is None:
-            return False
-        head = header_view(buf, length)
+        fmt = self._fmt_of[length]
+        key = (fmt << 6) | P.FLAG_RESULT
+        job, step, count, scale, top = w.job, self.step, w.n_workers, w.scale_exp, self._max_shift[fmt]
+        unpack = _HDR.unpack_from
+        heads = [unpack(p) for p in batch]
+        shifts: list[int] = []
+        for job_id, _slot, ff, _vc, exp, _r, cnt, _r2, _seq, stp, _csum in heads:
+            if (ff & _PLAIN_MASK) != key or job_id != job or stp != step or cnt != count or not 0 <= exp - scale <= top:
+                return False
+            shifts.append(exp - scale)
+        buf = b"".join(batch)
         values = values_view(buf, length, fmt, w.lanes)
-        ff = head["fmt_flags"]
-        plain = (((ff >> 6) == fmt) & ((ff & _CHECKED_FLAGS) == P.FLAG_RESULT) & (head["job_id"] == w.job)
-                 & (head["step"] == self.step) & (head["count"] == w.n_workers) & (head["exp"] == w.scale_exp))
-        if not plain.all() or not np.array_equal(values.sum(axis=1, dtype=np.int64) & 0xFFFFFFFF, head["csum"]):
+        sums = (values.sum(axis=1, dtype=np.int64) & 0xFFFFFFFF).tolist()
+        if any(h[10] != c for h, c in zip(heads, sums, strict=True)):
             return False
         stats = w.stats
-        stats.packets_received += k
+        stats.packets_received += len(batch)
         self.bursts += 1
         w._answered = True
         window, have = self.window, self.have
         try_complete = window.try_complete
         taken: list[int] = []
         taken_seqs: list[int] = []
-        for i, (slot, seq, vc) in enumerate(zip(head["slot"].tolist(), head["seq"].tolist(),
-                                                head["ver_child"].tolist(), strict=True)):
-            sends = try_complete(slot, seq, vc >> 7)
+        for i, h in enumerate(heads):
+            seq = h[8]
+            sends = try_complete(h[1], seq, h[3] >> 7, now)
             if sends is None:
                 self._unexpected(seq)
                 continue
@@ -119,9 +130,11 @@ class ResultCollector:
             if window.armed < self.check_at:
                 self.check_at = window.armed  # a RACK timer this RESULT armed for a chunk it overtook
         if taken:
-            if fmt != P.FMT_INT32:
-                self._widen()
-            self.rows[taken_seqs] = values[taken]
+            got = values if len(taken) == len(heads) else values[taken]
+            if fmt != P.FMT_INT32 or any(shifts):
+                # A narrow RESULT in units of 2**(E + s): back to units of 2**E. It fits int32 (`_max_shift`).
+                got = got.astype(self.rows.dtype) << np.array([shifts[i] for i in taken])[:, None]
+            self.rows[taken_seqs] = got
         return True
 
     def _unexpected(self, seq: int) -> None:
@@ -135,7 +148,7 @@ class ResultCollector:
         if self.rows.dtype != np.int64:
             self.rows = self.rows.astype(np.int64)
 
-    def _one(self, payload: bytes) -> None:
+    def _one(self, payload: bytes, now: float | None = None) -> None:
         """Every check of docs/protocol.md on one payload, in that order (a short burst, or anything unusual)."""
         w = self.worker
         stats = w.stats
@@ -176,12 +189,15 @@ class ResultCollector:
             return
         if exp < w.scale_exp:
             raise ProtocolError(f"RESULT exponent {exp} below the job's scale {w.scale_exp}")
-        if exp != w.scale_exp or fmt != P.FMT_INT32:
-            self._widen()
-            self.rows[seq] = values.astype(np.int64) << (exp - w.scale_exp)
+        shift = exp - w.scale_exp
+        if shift > self._max_shift[fmt]:
+            self._widen()  # beyond int32 units: only a RESULT the switch would not send, but stored exactly
+            self.rows[seq] = values.astype(np.int64) << shift
+        elif shift or fmt != P.FMT_INT32:
+            self.rows[seq] = values.astype(self.rows.dtype) << shift
         else:
             self.rows[seq] = values
         self.have[seq] = 1
-        self.emit(window.complete(slot, seq, version))
+        self.emit(window.complete(slot, seq, version, now))
         if window.armed < self.check_at:
             self.check_at = window.armed  # a RACK timer this RESULT armed for a chunk it overtook

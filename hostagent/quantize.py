@@ -54,7 +54,11 @@ def block_exponent(values: npt.NDArray[Any]) -> int:
     worse than a clear error."""
     if values.size == 0:
         return ZERO_EXPONENT
-    peak = float(np.max(np.abs(values)))
+    return peak_exponent(float(np.max(np.abs(values))))
+
+
+def peak_exponent(peak: float) -> int:
+    """`block_exponent` of a block whose largest |value| is `peak` (NaN or inf: QuantizationError)."""
     if not math.isfinite(peak):
         raise QuantizationError("cannot all-reduce NaN or infinite values")
     if peak == 0.0:
@@ -90,10 +94,38 @@ def encode_int32(wire: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
     return r.astype(np.int64)
 
 
-def encode_int32_rows(values: npt.NDArray[Any], f: int, lanes: int) -> npt.NDArray[np.int32]:
-    """`encode_int32(to_wire(values, f))` cut into packet rows: a (n_chunks, lanes) int32 array, the last row
-    zero-padded. One float64 buffer worked in place: what a worker sends, without a copy per step of the way."""
+def row_peaks(values: npt.NDArray[Any], lanes: int) -> npt.NDArray[np.float64]:
+    """max |value| of every packet row of `lanes` values (the last row zero-padded), as float64: one pass that
+    gives both the tensor's block exponent (their max, NaN if any value is NaN) and each packet's narrow shift."""
     n = -(-values.size // lanes)
+    full = values.size // lanes
+    peaks = np.zeros(n, dtype=np.float64)
+    if full:
+        body = values[: full * lanes].reshape(full, lanes)
+        peaks[:full] = np.maximum(body.max(axis=1), -body.min(axis=1))  # no |x| temporary; NaN propagates
+    if full < n:
+        peaks[full] = float(np.max(np.abs(values[full * lanes :])))
+    return peaks
+
+
+def encode_int32_rows(
+    values: npt.NDArray[Any], f: int, lanes: int, peak: float | None = None
+) -> npt.NDArray[np.int32]:
+    """`encode_int32(to_wire(values, f))` cut into packet rows: a (n_chunks, lanes) int32 array, the last row
+    zero-padded. One float64 buffer worked in place: what a worker sends, without a copy per step of the way.
+
+    With `peak` (max |values|, as `row_peaks` gives) a float32 tensor whose scaled peak stays below 2**31 - 128
+    takes a float32 shortcut with the same integers: x * 2**f is exact in float32 (a power-of-two scale, no
+    overflow; a product too small for a normal float32 is below 0.5 and rounds to 0 either way), rint of the same
+    value is the same integer, and nothing needs clipping. Half the bytes per pass, and one pass fewer."""
+    n = -(-values.size // lanes)
+    if (peak is not None and values.dtype == np.float32 and -126 <= f <= 127
+            and peak * math.ldexp(1.0, f) < 2.0**31 - 128):
+        buf32 = np.empty(n * lanes, dtype=np.float32)
+        np.multiply(values, np.float32(math.ldexp(1.0, f)), out=buf32[: values.size])
+        buf32[values.size :] = 0
+        np.rint(buf32, out=buf32)
+        return buf32.astype(np.int32).reshape(n, lanes)
     buf = np.zeros(n * lanes, dtype=np.float64)
     scale = _pow2(f)
     if scale is None:
@@ -120,6 +152,52 @@ def encode_narrow(rows: npt.NDArray[np.float64], bits: int) -> tuple[npt.NDArray
     scaled = np.multiply(rows, np.ldexp(1.0, -shifts)[:, None])  # 2**-s (0 <= s <= 30): exact, as ldexp
     q = np.clip(np.rint(scaled, out=scaled), -top, top).astype(np.int64)
     return q, shifts
+
+
+def encode_narrow_rows(
+    values: npt.NDArray[Any], f: int, lanes: int, bits: int, peaks: npt.NDArray[np.float64] | None = None
+) -> tuple[npt.NDArray[np.signedinteger], npt.NDArray[np.int64]]:
+    """`encode_narrow` of `to_wire(values, f)` cut into packet rows (the last zero-padded), in one pass from the
+    tensor: (values as int8/int16 of (n_chunks, lanes), shifts). `peaks`: `row_peaks(values, lanes)`, if known.
+
+    Same integers as the two-step definition: a row's peak of x * 2**f is its peak of |x| times 2**f (exact),
+    so the shifts are the same; then x * 2**(f - s) is computed at once, in float32 for a float32 tensor when
+    every row's scale 2**(f - s) is a normal float32: the product is exact (it is below 2**(bits - 1), and one
+    too small for a normal float32 is below 0.5 and rounds to 0 either way), so rint and the clip see the same
+    value as in float64. Otherwise float64, exactly as `encode_narrow`."""
+    if bits not in (8, 16):
+        raise ValueError(f"narrow formats are 8 or 16 bits, not {bits}")
+    n = -(-values.size // lanes)
+    if peaks is None:
+        peaks = row_peaks(values, lanes)
+    scale = _pow2(f)
+    wire_peaks = peaks * scale if scale is not None else np.ldexp(peaks, f)
+    _, m = np.frexp(wire_peaks)  # as encode_narrow: peak < 2**m (m = 0 for a zero row)
+    shifts = np.maximum(0, m.astype(np.int64) - (bits - 1))
+    top = 2 ** (bits - 1) - 1
+    out_dtype = np.int8 if bits == 8 else np.int16
+    f32 = values.dtype == np.float32 and n > 0 and f <= 127 and f - int(shifts.max()) >= -126
+    buf = np.empty((n, lanes), dtype=np.float32 if f32 else np.float64)
+    flat = buf.reshape(-1)
+    if f32:
+        row_scale = np.ldexp(np.float32(1.0), (f - shifts).astype(np.int32))  # exact powers of two
+    else:
+        row_scale = np.ldexp(1.0, -shifts)
+        if scale is None:
+            flat[: values.size] = np.ldexp(values.astype(np.float64), f)
+        else:
+            np.multiply(values, scale, out=flat[: values.size], dtype=np.float64)
+        values = flat[: values.size]
+    if values.size == n * lanes:
+        np.multiply(values.reshape(n, lanes), row_scale[:, None], out=buf)
+    else:
+        flat[: values.size] = values
+        flat[values.size :] = 0
+        np.multiply(buf, row_scale[:, None], out=buf)
+    np.rint(buf, out=buf)
+    np.minimum(buf, top, out=buf)
+    np.maximum(buf, -top, out=buf)
+    return buf.astype(out_dtype), shifts
 
 
 def from_wire(units: npt.NDArray[np.floating | np.integer], f: int, dtype: npt.DTypeLike) -> npt.NDArray[np.floating]:

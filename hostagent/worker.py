@@ -228,7 +228,9 @@ class Worker:
         return ex.units[: flat.size].astype(np.int32)
 
     def _allreduce_float(self, flat: npt.NDArray[np.generic], exponent: int | None, key: Hashable) -> npt.NDArray[np.floating]:
-        local = Q.block_exponent(flat)  # also refuses NaN/inf before anything is sent
+        peaks = Q.row_peaks(flat, self.lanes)  # every packet's max |x|: the block exponent and the narrow shifts
+        peak = float(peaks.max())
+        local = Q.peak_exponent(peak)  # also refuses NaN/inf before anything is sent
         if exponent is None:
             exponent = self._predicted.get(key)
         if exponent is None:
@@ -236,9 +238,9 @@ class Worker:
         for attempt in range(2):
             f = Q.frac_bits(exponent, self.n_workers)
             if self.fmt == P.FMT_INT32:
-                ex = self._exchange(Q.encode_int32_rows(flat, f, self.lanes).reshape(-1), P.FMT_INT32)
+                ex = self._exchange(Q.encode_int32_rows(flat, f, self.lanes, peak).reshape(-1), P.FMT_INT32)
             else:
-                ex = self._exchange_narrow(Q.to_wire(flat, f))
+                ex = self._exchange_narrow(flat, f, peaks)
             if not ex.overflow:
                 break
             if attempt == 1:
@@ -250,14 +252,14 @@ class Worker:
         self._predicted[key] = Q.block_exponent(out) + self.exponent_headroom
         return out
 
-    def _exchange_narrow(self, wire: npt.NDArray[np.float64]) -> _Exchange:
-        plan = ChunkPlan(wire.size, self.lanes)
-        rows = np.asarray(plan.split(wire), dtype=np.float64)
-        q, shifts = Q.encode_narrow(rows, _FMT_BITS[self.fmt])
+    def _exchange_narrow(self, flat: npt.NDArray[np.generic], f: int, peaks: npt.NDArray[np.float64]) -> _Exchange:
+        """`flat` at fraction bits `f` in the job's narrow format: per-packet shifts from the row peaks, one pass
+        from the tensor to packet rows (`quantize.encode_narrow_rows`), the padded rows sent as they are."""
+        q, shifts = Q.encode_narrow_rows(flat, f, self.lanes, _FMT_BITS[self.fmt], peaks)
         exps = self.scale_exp + shifts
         if np.any(exps > 127):
             raise QuantizationError("a packet exponent does not fit the 8-bit exp field; lower the job's scale")
-        return self._exchange(q.reshape(-1)[: wire.size], self.fmt, exps)
+        return self._exchange(q.reshape(-1), self.fmt, exps)
 
     # -- the reliable exchange -----------------------------------------------------------------------------------
 
