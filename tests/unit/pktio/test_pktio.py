@@ -48,10 +48,12 @@ def test_sendmmsg_sends_a_burst_in_order_and_skips_what_the_kernel_refuses() -> 
         b.close()
 
 
-def test_burst_sender_sends_a_list_in_order_grows_and_skips_what_the_kernel_refuses() -> None:
+@pytest.mark.parametrize("zero_copy", [True, False])
+def test_burst_sender_sends_a_list_in_order_grows_and_skips_what_the_kernel_refuses(zero_copy: bool) -> None:
     a, b = udp_pair()
     try:
-        sender = BurstSender(a, burst=8, buffer=256)  # smaller than the bursts below: it must grow
+        # smaller than the bursts below: it must grow
+        sender = BurstSender(a, burst=8, buffer=256, zero_copy=zero_copy)
         data = [bytes([i]) * (1 + i * 5) for i in range(100)]
         assert sender.send(data[:50]) == 50
         assert sender.send([data[50], bytes(70000), *data[51:]]) == 50  # over UDP's 65507: refused alone
@@ -246,3 +248,30 @@ def test_sendmmsg_on_a_packet_socket_drops_only_the_frame_over_the_mtu(veth: str
     finally:
         tx.close()
         rx.close()
+
+
+def test_burst_sender_zero_copy_sends_each_bytes_object_as_it_is() -> None:
+    """The zero-copy path (CPython): each iovec points into its `bytes` object, so every datagram must arrive
+    byte for byte, at any size up to jumbo frames and for `bytes` subclasses; a burst with other buffer types
+    (bytearray, memoryview) takes the joined copy and arrives the same."""
+    import platform
+
+    class Tagged(bytes):
+        pass
+
+    a, b = udp_pair()
+    try:
+        a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+        b.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 21)
+        sender = BurstSender(a, burst=4)
+        assert sender.zero_copy == (platform.python_implementation() == "CPython")
+        data = [os.urandom(size) for size in (1, 2, 7, 8, 9, 60, 1500, 4096, 8242, 9000)]
+        data.append(Tagged(os.urandom(333)))
+        assert sender.send(data) == len(data)
+        mixed = [os.urandom(100), bytearray(os.urandom(200)), memoryview(os.urandom(300))]
+        assert sender.send(mixed) == 3  # type: ignore[arg-type]
+        b.settimeout(2.0)
+        assert [b.recv(65536) for _ in range(len(data) + 3)] == [*data, *(bytes(m) for m in mixed)]
+    finally:
+        a.close()
+        b.close()
