@@ -85,7 +85,8 @@ def _eq(a, b):
             return False
         if not a._v:
             return True
-    return all(_eq(getattr(a, s), getattr(b, s)) for s in slots if s != '_v')
+    names = cls._eqf if hasattr(cls, '_eqf') else [s for s in slots if s != '_v']
+    return all(_eq(getattr(a, s), getattr(b, s)) for s in names)
 
 
 def _div(a, b):

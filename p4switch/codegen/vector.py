@@ -25,7 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from p4switch.codegen.layout import class_name, has_varbit, pyname
+from p4switch.codegen.layout import class_name, has_varbit
+from p4switch.codegen.runs import header_class
 from p4switch.frontend import ast
 from p4switch.frontend.elaborate import qualify
 from p4switch.frontend.scope import Var
@@ -135,8 +136,9 @@ def _run_width(t: P4Type) -> int | None:
 
 
 def header_source(name: str, t: HeaderT, used: set[int]) -> list[str]:
-    """Class and codecs of a header type whose used field runs live in numpy arrays (`_r<first field>`); its other
-    fields stay plain slots, and every run field is still reachable by name (`vecops.RunField`) for scalar code."""
+    """Class and codecs of a header type whose used field runs live in numpy arrays (`codegen/runs.py`: lazily
+    allocated, shared copy-on-write by copies); its other fields stay plain slots, and every run field is still
+    reachable by name (`vecops.RunField`) for scalar code."""
     runs: dict[int, tuple[int, int]] = {}
     covered = -1  # every used field up to here is in a run found already (field_run gives each the same run)
     for index in sorted(used):
@@ -146,83 +148,7 @@ def header_source(name: str, t: HeaderT, used: set[int]) -> list[str]:
         assert r is not None
         runs[r[0]] = (r[1], r[2])
         covered = r[0] + r[1] - 1
-    fields = [pyname(f) for f, _ in t.fields]
-    in_run: dict[int, tuple[int, int]] = {}
-    for first, (count, _w) in runs.items():
-        for j in range(count):
-            in_run[first + j] = (first, j)
-    plain = [fields[i] for i in range(len(fields)) if i not in in_run]
-    arrays = [f"_r{first}" for first in runs]
-    slots = ", ".join(repr(s) for s in ["_v", *plain, *arrays])
-    out = [f"class {name}:", f"    __slots__ = ({slots},)", "", "    def __init__(self):", "        self._v = False"]
-    out += [f"        self.{f} = 0" for f in plain]
-    out += [f"        self._r{first} = _vx.zeros({count}, _vx.u{w})" for first, (count, w) in runs.items()]
-    out += ["", "    def copy(self):", f"        o = {name}.__new__({name})", "        o._v = self._v"]
-    out += [f"        o.{f} = self.{f}" for f in plain]
-    out += [f"        o.{a} = self.{a}.copy()" for a in arrays]
-    out += ["        return o", "", "    def assign(self, s):", "        self._v = s._v"]
-    out += [f"        self.{f} = s.{f}" for f in plain]
-    out += [f"        self.{a}[:] = s.{a}" for a in arrays]
-    out += ["", "    def set_valid(self):", "        if not self._v:"]
-    out += [f"            self.{f} = 0" for f in plain]
-    out += [f"            self.{a}[:] = 0" for a in arrays]
-    out += ["            self._v = True"]
-    out += ["", "    def values(self):", "        return (" + "".join(f"self.{f}, " for f in fields) + ")"]
-    out += ["", "    def set_values(self, vals):", "        (" + "".join(f"self.{f}, " for f in fields) + ") = vals",
-            "        self._v = True"]
-    out += ["", "    def __repr__(self):",
-            f"        return '{t.name}(' + ('valid' if self._v else 'invalid') + ', ' + repr(self.values()) + ')'",
-            ""]
-    for i, f in enumerate(fields):
-        if i in in_run:
-            first, j = in_run[i]
-            out.append(f"    {f} = _vx.RunField('_r{first}', {j})")
-    out += ["", ""]
-    out += _codecs(name, t, runs)
-    return out
-
-
-def _codecs(name: str, t: HeaderT, runs: dict[int, tuple[int, int]]) -> list[str]:
-    """`x_<T>(o, d, p)` and `e_<T>(o)`: runs with numpy, the byte-aligned stretches between them as big ints."""
-    ext = [f"def x_{name}(o, d, p):"]
-    parts: list[str] = []
-    offset = 0  # bits
-    i = 0
-    n = len(t.fields)
-    while i < n:
-        if i in runs:
-            count, w = runs[i]
-            ext.append(f"    o._r{i} = _vx.decode(d, p + {offset // 8}, {count}, {w})")
-            parts.append(f"o._r{i}.astype(_vx.be{w})")  # `vecops.encode`, without its frame
-            offset += count * w
-            i += count
-            continue
-        j = i
-        seg: list[tuple[str, int, bool]] = []
-        while j < n and j not in runs:
-            fname, ft = t.fields[j]
-            seg.append((pyname(fname), width_of(ft) or 0, isinstance(underlying(ft), BoolT)))
-            j += 1
-        total = sum(w for _, w, _ in seg)
-        nb = total // 8
-        start = offset // 8
-        ext.append(f"    v = _ifb(d[p + {start}:p + {start + nb}], 'big')")
-        shift = total
-        emit_terms = []
-        for f, w, is_bool in seg:
-            shift -= w
-            value = f"((v >> {shift}) & {hex((1 << w) - 1)})"
-            ext.append(f"    o.{f} = {'bool(' + value + ')' if is_bool else value}")
-            term = f"int(o.{f})" if is_bool else f"o.{f}"
-            emit_terms.append(term if shift == 0 else f"({term} << {shift})")
-        parts.append(f"({' | '.join(emit_terms)}).to_bytes({nb}, 'big')")
-        offset += total
-        i = j
-    ext += ["    o._v = True", "", ""]
-    # a bytes-like part (a run's big-endian array) goes to the deparser's join as it is, unless it must be joined here
-    body = parts[0] if len(parts) == 1 else f"b''.join(({''.join(p + ', ' for p in parts)}))"
-    emit = [f"def e_{name}(o):", f"    return {body}", "", ""]
-    return ext + emit
+    return header_class(name, t, runs)
 
 
 def _member_path(e: Any) -> bool:
