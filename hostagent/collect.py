@@ -61,6 +61,7 @@ class ResultCollector:
         #: the largest exponent shift whose units still fit the int32 rows: a b-bit value times 2**(32 - b)
         self._max_shift = {fmt: 32 - 8 * size for fmt, size in P.ELEMENT_SIZE.items()}
         self._clock = worker.clock
+        self._scratch = np.empty((8, lanes), dtype=np.int32)  # a burst's values in native int32 (grows as needed)
         self._send = worker.transport.send_later  # a burst per wake-up: queued frames leave before the next wait
         self._flen = frames.shape[1]
 
@@ -90,8 +91,8 @@ class ResultCollector:
         """Payloads of `length` bytes each, handled at once when every one is a plain RESULT: of this job and step,
         summing every worker, neither OVERFLOW nor CORRUPT, intact, at an exponent whose shift keeps the units in
         int32 (a narrow RESULT's `exp = E + s`). The headers are read with `struct` (cheaper than numpy for the few
-        RESULTs a wake-up brings), the checksums with one numpy sum over the burst, the values stored with one
-        assignment. False, with nothing done, when any payload needs the full checks of `_one`."""
+        RESULTs a wake-up brings), the values converted to native int32 in one copy, the checksums as one wrapping
+        uint32 sum over them, the values stored with one slice assignment when they came in order. False, with nothing done, when any payload needs the full checks of `_one`."""
         w = self.worker
         fmt = self._fmt_of[length]
         key = (fmt << 6) | P.FLAG_RESULT
@@ -103,9 +104,13 @@ class ResultCollector:
             if (ff & _PLAIN_MASK) != key or job_id != job or stp != step or cnt != count or not 0 <= exp - scale <= top:
                 return False
             shifts.append(exp - scale)
-        buf = b"".join(batch)
-        values = values_view(buf, length, fmt, w.lanes)
-        sums = (values.sum(axis=1, dtype=np.int64) & 0xFFFFFFFF).tolist()
+        k = len(batch)
+        if self._scratch.shape[0] < k:
+            self._scratch = np.empty((k, w.lanes), dtype=np.int32)
+        units = self._scratch[:k]
+        units[...] = values_view(b"".join(batch), length, fmt, w.lanes)  # to native int32: one copy for the burst
+        # The checksum is the sum modulo 2**32: a wrapping uint32 sum of the two's complement words, no int64 pass.
+        sums = np.add.reduce(units.view(np.uint32), axis=1, dtype=np.uint32).tolist()
         if any(h[10] != c for h, c in zip(heads, sums, strict=True)):
             return False
         stats = w.stats
@@ -130,11 +135,15 @@ class ResultCollector:
             if window.armed < self.check_at:
                 self.check_at = window.armed  # a RACK timer this RESULT armed for a chunk it overtook
         if taken:
-            got = values if len(taken) == len(heads) else values[taken]
-            if fmt != P.FMT_INT32 or any(shifts):
+            if any(shifts):
                 # A narrow RESULT in units of 2**(E + s): back to units of 2**E. It fits int32 (`_max_shift`).
-                got = got.astype(self.rows.dtype) << np.array([shifts[i] for i in taken])[:, None]
-            self.rows[taken_seqs] = got
+                units <<= np.array(shifts, dtype=np.int32)[:, None]
+            first = taken_seqs[0]
+            if len(taken) == k and taken_seqs[-1] - first == k - 1 and (k < 3 or taken_seqs == list(
+                    range(first, first + k))):
+                self.rows[first : first + k] = units  # the usual case: RESULTs in order, a slice, no gather
+            else:
+                self.rows[taken_seqs] = units[taken]
         return True
 
     def _unexpected(self, seq: int) -> None:

@@ -12,6 +12,9 @@ when it holds 64 frames, or on `flush`. `recv` drains everything waiting in one 
 ring (AF_PACKET) and hands the payloads out one by one; `recv_many` hands out the whole burst at once (what a
 worker uses: it checks and stores a burst with a few numpy calls). The wire protocol and the worker's window are
 unchanged; `batched=False` restores one system call per packet (the comparison in `bench/hostagent_io.py`).
+Issue 18: over UDP a burst of one or two datagrams (what a worker paced by its switch mostly has) goes one plain
+`send`/`recv` each, which costs less user CPU than a ctypes `sendmmsg`/`recvmmsg` call; longer bursts still go
+in one call, the queued payloads sent from their own `bytes` (`pktio.mmsg.BurstSender`, no second copy).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import numpy.typing as npt
 from hostagent.exceptions import NoRouteError
 from hostagent.protocol import AGG_PORT
 from pktio import mmsg
-from pktio.mmsg import MmsgReceiver, MmsgSender
+from pktio.mmsg import BurstSender, MmsgReceiver, MmsgSender
 from pktio.ring import RxRing
 
 ETH_LEN, IPV4_LEN, UDP_LEN = 14, 20, 8
@@ -44,6 +47,11 @@ L4_PAYLOAD = ETH_LEN + IPV4_LEN + UDP_LEN
 _ETH_P_ALL = 0x0003
 _RX_SLOTS = 64  # datagrams per recvmmsg
 _MAX_BURST = 1024  # payloads `recv_many` hands out at most at once
+_TX_BURST = 64  # queued datagrams that leave at once without waiting for `flush`
+#: Bursts of at most this many datagrams go one `send`/`recv` each: a worker paced by its switch mostly wakes to
+#: one RESULT and sends one chunk, and a ctypes sendmmsg/recvmmsg call costs more user CPU than a plain system
+#: call (UDP loopback, one 8 KB datagram per wake-up: ~20 against ~45 us user per packet, docs/performance.md).
+_SMALL_BURST = 2
 
 #: What `Transport.send` takes: any buffer holding one whole frame (a row of the worker's frame array, or bytes).
 Frame = bytes | bytearray | memoryview | npt.NDArray[np.uint8]
@@ -114,13 +122,19 @@ class UdpTransport(Transport):
             self.sock.close()
             raise NoRouteError(f"no route to the switch at {switch_addr}:{agg_port}: {exc.strerror}") from None
         batched = batched and mmsg.available()
-        self._tx = MmsgSender(self.sock, slots=64, slot_size=16384) if batched else None
+        # Queued payloads are copied when queued (the bytes queued are the bytes sent) and leave in one sendmmsg
+        # whose iovecs point at them (`BurstSender`); a burst of at most `_SMALL_BURST` goes one `send` each.
+        self._tx = BurstSender(self.sock, burst=_TX_BURST) if batched else None
+        self._queue: list[bytes] = []
         self._rx = MmsgReceiver(self.sock, slots=_RX_SLOTS, slot_size=65536) if batched else None
         self._inbox: deque[bytes] = deque()
 
     def send(self, frame: Frame) -> None:
+        self._send_payload(frame_view(frame)[L4_PAYLOAD:])
+
+    def _send_payload(self, payload: bytes | memoryview) -> None:
         try:
-            self.sock.send(frame_view(frame)[L4_PAYLOAD:])
+            self.sock.send(payload)
         except ConnectionRefusedError:
             pass  # an ICMP error for an earlier datagram; the window's timers recover like from a loss
         except OSError as exc:
@@ -129,17 +143,45 @@ class UdpTransport(Transport):
     def send_later(self, frame: Frame) -> None:
         if self._tx is None:
             self.send(frame)
-        else:
-            self._tx.add(frame_view(frame)[L4_PAYLOAD:])
+            return
+        queue = self._queue
+        queue.append(bytes(frame_view(frame)[L4_PAYLOAD:]))
+        if len(queue) >= _TX_BURST:
+            self.flush()
 
     def flush(self) -> None:
         """As `send`: a refused datagram (an ICMP error for an earlier one) is a loss the window's timers
         recover from; any other error means there is no route."""
-        if self._tx is not None:
-            self._tx.flush()
-            err = self._tx.last_errno
-            if err and err != errno.ECONNREFUSED:
-                raise NoRouteError(f"cannot send to the switch at {self.dest[0]}:{self.dest[1]}: {os.strerror(err)}")
+        queue = self._queue
+        if not queue:
+            return
+        self._queue = []
+        if len(queue) <= _SMALL_BURST or self._tx is None:
+            for payload in queue:
+                self._send_payload(payload)
+            return
+        self._tx.send(queue)
+        err = self._tx.last_errno
+        if err and err != errno.ECONNREFUSED:
+            raise NoRouteError(f"cannot send to the switch at {self.dest[0]}:{self.dest[1]}: {os.strerror(err)}")
+
+    def _drain(self) -> list[bytes]:
+        """Every datagram waiting, without blocking: the first `_SMALL_BURST` with plain `recv`, the rest (if any)
+        with `recvmmsg`, a call per `_RX_SLOTS`, up to `_MAX_BURST`."""
+        assert self._rx is not None
+        out: list[bytes] = []
+        recv = self.sock.recv
+        for _ in range(_SMALL_BURST):
+            try:
+                out.append(recv(65536, socket.MSG_DONTWAIT))
+            except (BlockingIOError, ConnectionRefusedError):  # nothing (more) waiting, or an ICMP error: as recvmmsg
+                return out
+        while len(out) < _MAX_BURST:
+            got = self._rx.recv_batch()
+            out.extend(got)
+            if len(got) < _RX_SLOTS:
+                break
+        return out
 
     def recv(self, timeout: float) -> bytes | None:
         if self._inbox:
@@ -153,7 +195,7 @@ class UdpTransport(Transport):
                 return self.sock.recv(65535)
             except ConnectionRefusedError:
                 return None
-        self._inbox.extend(self._rx.recv_batch())
+        self._inbox.extend(self._drain())
         return self._inbox.popleft() if self._inbox else None
 
     def recv_many(self, timeout: float) -> list[bytes]:
@@ -165,12 +207,7 @@ class UdpTransport(Transport):
             self.flush()
             if not select.select([self.sock], [], [], max(timeout, 0.0))[0]:
                 return out
-        # Drain: a call takes at most the receiver's slots; what came meanwhile joins this burst.
-        while len(out) < _MAX_BURST:
-            got = self._rx.recv_batch()
-            out.extend(got)
-            if len(got) < _RX_SLOTS:
-                break
+        out.extend(self._drain())  # what came meanwhile joins this burst
         return out
 
     def close(self) -> None:

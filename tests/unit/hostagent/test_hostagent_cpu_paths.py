@@ -5,6 +5,9 @@ per-payload rule `values << (exp - E)`, and a whole worker's int8/int16 result a
 
 from __future__ import annotations
 
+import socket
+import time
+
 import numpy as np
 import pytest
 
@@ -16,6 +19,7 @@ from hostagent.collect import ResultCollector
 from hostagent.congestion import CongestionWindow
 from hostagent.exceptions import QuantizationError
 from hostagent.perf import EchoSwitch
+from hostagent.transport import L4_PAYLOAD, UdpTransport
 from hostagent.window import SlotWindow
 from hostagent.worker import Worker
 
@@ -198,3 +202,63 @@ def test_worker_narrow_allreduce_is_the_definition(fmt: str, bits: int, lanes: i
         ref = np.ldexp((q << s[:, None]).astype(np.float64), -f).reshape(-1)[: x.size].astype(np.float32)
         assert np.array_equal(w.allreduce(x, exponent=exponent), ref)
     assert w.stats.ignored == w.stats.duplicates == w.stats.checksum_failures == 0
+
+
+@pytest.mark.parametrize("fmt", [P.FMT_INT32, P.FMT_INT8])
+def test_a_corrupt_result_in_a_plain_burst_is_resent_not_stored(fmt: int) -> None:
+    """A burst of RESULTs that all look plain, one with a value changed on the way (its checksum no longer holds):
+    that one is counted, resent at once and not stored; its intact copy is stored later, the others at once."""
+    lanes, n, job, step = 64, 4, 3, 1
+    lo, hi = P.VALUE_RANGE[fmt]
+    vals = np.random.default_rng(fmt).integers(lo, hi + 1, size=(n, lanes))
+    seqs = np.arange(n)
+    hdr = ChunkHeaders(job_id=job, child=0, step=step, slots=seqs, versions=np.zeros(n, dtype=np.int64), seqs=seqs,
+                       exps=np.full(n, 2 if fmt == P.FMT_INT8 else 0))
+    frames = fill_frames(build_template(Endpoints(), fmt, lanes), fmt, hdr, vals)
+    res = frames.copy()
+    res[:, P.AGG_OFFSET + P.OFF_FMT_FLAGS] |= P.FLAG_RESULT
+    payloads = [res[k, P.AGG_OFFSET :].tobytes() for k in range(n)]
+    bad = bytearray(payloads[2])
+    bad[-1] ^= 1
+    rec = _Recorder()
+    w = Worker(job, 0, n_workers=1, transport=rec, pool_size=n, values_per_packet=lanes, fmt=P.FORMAT_NAMES[fmt],
+               clock=lambda: 0.0)
+    win = SlotWindow(n, w.versions, timeout=0.05, max_retries=5, clock=lambda: 0.0)
+    col = ResultCollector(w, win, frames, n, step)
+    assert [s.seq for s in win.start()] == [0, 1, 2, 3]
+    col.handle([payloads[0], payloads[1], bytes(bad), payloads[3]])
+    assert w.stats.checksum_failures == 1 and rec.sent == [2] and not col.have[2] and not win.finished
+    col.handle([payloads[2]])
+    assert win.finished
+    shift = 2 if fmt == P.FMT_INT8 else 0
+    assert np.array_equal(col.rows.astype(np.int64), vals << shift)
+
+
+@pytest.mark.parametrize("burst", [1, 2, 3, 64, 65, 150])
+def test_udp_bursts_of_every_size_leave_and_arrive_whole_and_in_order(burst: int) -> None:
+    """Short bursts go one system call per datagram, longer ones through sendmmsg/recvmmsg: either way every
+    datagram is sent once, as it was when queued (a later change to the frame's buffer is not sent), in order."""
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)  # 150 jumbo datagrams at once
+    sink.bind(("127.0.0.1", 0))
+    t = UdpTransport("127.0.0.1", local_port=0, bind_addr="127.0.0.1", agg_port=sink.getsockname()[1])
+    sink.connect(t.sock.getsockname())
+    try:
+        frames = np.random.default_rng(burst).integers(0, 256, size=(burst, L4_PAYLOAD + 8216), dtype=np.uint8)
+        sent = [frames[i, L4_PAYLOAD:].tobytes() for i in range(burst)]
+        for i in range(burst):
+            t.send_later(frames[i])
+        frames[:] = 0  # after queueing: not what leaves
+        assert t.recv_many(0.0) == []  # flushes what is queued, nothing to receive
+        sink.settimeout(1.0)
+        assert [sink.recv(65536) for _ in range(burst)] == sent
+        for p in reversed(sent):
+            sink.send(p)
+        time.sleep(0.05)
+        got: list[bytes] = []
+        while len(got) < burst and (more := t.recv_many(1.0)):
+            got += more
+        assert got == sent[::-1] and t.recv_many(0.0) == []
+    finally:
+        t.close()
+        sink.close()
