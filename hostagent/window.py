@@ -367,6 +367,11 @@ class SlotWindow:
     def outstanding(self) -> int:
         return len(self._slots)
 
+    @property
+    def issuing(self) -> bool:
+        """True while new chunks remain to be sent."""
+        return self._next_seq < self.n_chunks
+
     # -- timers --------------------------------------------------------------------------------------------------
 
     def next_deadline(self) -> float | None:

@@ -37,6 +37,10 @@ from hostagent.window import RttEstimator, SlotVersions, SlotWindow
 FORMATS = {"int32": P.FMT_INT32, "int16": P.FMT_INT16, "int8": P.FMT_INT8}
 _FMT_BITS = {P.FMT_INT32: 32, P.FMT_INT16: 16, P.FMT_INT8: 8}
 MIN_WINDOW = 8  # chunks: the congestion window's floor
+#: Gathering RESULTs (`gather`): after a wake-up that brought fewer than _GATHER_BURST RESULTs, while new chunks
+#: remain and at least _GATHER_FLIGHT are in flight, the worker waits `gather` x SRTT (at most _GATHER_MAX seconds,
+#: never past a timer) before it looks again, so one wake-up takes in several RESULTs.
+_GATHER_BURST, _GATHER_FLIGHT, _GATHER_MAX = 4, 8, 0.01
 _EXP_BITS = 12  # bits per rank in the exponent agreement round (covers MAX_EXPONENT - MIN_EXPONENT)
 
 
@@ -75,6 +79,8 @@ class WorkerStats:
     blocked_slot_seconds: float = 0.0
     blocked_window_seconds: float = 0.0
     drain_seconds: float = 0.0
+    wakeups: int = 0  # bursts of RESULTs taken in (each costs a wake-up: select, recv, a cold cache)
+    gathers: int = 0  # waits for more RESULTs after a short burst (`gather`)
 
     def as_dict(self) -> dict[str, float]:
         return dict(asdict(self))
@@ -113,6 +119,7 @@ class Worker:
         job_values: int | None = None,
         congestion: bool = True,
         fast_recovery: bool = True,
+        gather: float = 0.125,
         max_window: int | None = None,
     ) -> None:
         if not 0 <= job <= 0xFFFF:
@@ -156,6 +163,13 @@ class Worker:
         cap = pool_size if max_window is None else max(1, min(max_window, pool_size))
         self.congestion = CongestionWindow(cap, min_window=min(MIN_WINDOW, cap)) if congestion else None
         self.fast_recovery = fast_recovery
+        # A wake-up for one RESULT costs a worker more CPU than the RESULT itself (a select, a recv and the caches
+        # of a process that slept: ~100 against ~45 us per chunk, docs/performance.md "Host agent"), which a
+        # CPU-bound host takes from its switches. Waiting `gather` x SRTT after a short burst lets RESULTs pile
+        # up: with a window of W chunks per round trip a wake-up then takes in about gather x W of them. The
+        # wait delays the next chunks by at most that much, which a window of at least _GATHER_FLIGHT chunks in
+        # flight covers. 0 turns it off.
+        self.gather = gather
         self.stats = WorkerStats()
         self.last_exponent: int | None = None
         self._templates = {f: build_template(self.endpoints, f, self.lanes) for f in {P.FMT_INT32, self.fmt}}
@@ -263,6 +277,17 @@ class Worker:
 
     # -- the reliable exchange -----------------------------------------------------------------------------------
 
+    def _gather(self, window: SlotWindow, check_at: float) -> None:
+        """After a short burst: send what it released, then wait for more RESULTs to pile up (see `gather`)."""
+        srtt = self.rtt.srtt if self.rtt is not None else None
+        if srtt is None or not window.issuing or window.outstanding < _GATHER_FLIGHT:
+            return
+        delay = min(self.gather * srtt, _GATHER_MAX, check_at - self.clock())
+        if delay > 0:
+            self.transport.flush()
+            self.stats.gathers += 1
+            time.sleep(delay)
+
     def _exchange(
         self, values: npt.NDArray[np.integer], fmt: int, exps: npt.NDArray[np.int64] | None = None
     ) -> _Exchange:
@@ -327,6 +352,9 @@ class Worker:
                         continue
                 if batch:
                     results.handle(batch)
+                    self.stats.wakeups += 1
+                    if len(batch) < _GATHER_BURST and self.gather:
+                        self._gather(window, results.check_at)
         except AllReduceTimeoutError as exc:
             if not self._answered:
                 raise JobNotAdmittedError(

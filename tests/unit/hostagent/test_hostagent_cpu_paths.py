@@ -262,3 +262,48 @@ def test_udp_bursts_of_every_size_leave_and_arrive_whole_and_in_order(burst: int
     finally:
         t.close()
         sink.close()
+
+
+class _FlushCounter(EchoSwitch):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+
+
+@pytest.mark.parametrize(("srtt", "check_in", "issued", "in_flight", "expected"), [
+    (0.008, 1.0, 20, 16, 0.001),  # gather x SRTT
+    (0.4, 1.0, 20, 16, 0.01),  # at most 10 ms
+    (0.008, 0.0004, 20, 16, 0.0004),  # never past the next timer
+    (0.008, -0.1, 20, 16, None),  # a timer is due: no wait
+    (None, 1.0, 20, 16, None),  # no round trip measured yet
+    (0.008, 1.0, 64, 16, None),  # every chunk sent: the drain is not delayed
+    (0.008, 1.0, 20, 7, None),  # too few in flight to cover the wait
+])
+def test_gather_waits_a_fraction_of_the_round_trip_only_while_the_window_is_full(
+        monkeypatch: pytest.MonkeyPatch, srtt: float | None, check_in: float, issued: int, in_flight: int,
+        expected: float | None) -> None:
+    import hostagent.worker as worker_mod
+
+    slept: list[float] = []
+    monkeypatch.setattr(worker_mod.time, "sleep", slept.append)
+    now = 100.0
+    tr = _FlushCounter()
+    w = Worker(1, 0, n_workers=1, transport=tr, pool_size=64, clock=lambda: now, gather=0.125)
+    assert w.rtt is not None
+    if srtt is not None:
+        w.rtt.sample(srtt)
+    win = SlotWindow(64, w.versions, timeout=0.05, max_retries=5, clock=lambda: now)
+    win.start()  # 64 chunks in flight, none left
+    for s in list(range(issued, 64)) + list(range(in_flight, issued)):  # free the slots: issued chunks left
+        win._slots.pop(s)
+    win._next_seq = issued
+    assert win.outstanding == in_flight and win.issuing == (issued < 64)
+    w._gather(win, now + check_in)
+    if expected is None:
+        assert slept == [] and w.stats.gathers == 0
+    else:
+        assert slept == [pytest.approx(expected)] and w.stats.gathers == 1
+        assert tr.flushes == 1  # the chunks the burst released leave before the wait
