@@ -289,6 +289,9 @@ class _Fresh:
 
     base: int
     copied: int = 0
+    # a lane local rebound to a view of another `_Fresh` local (`t = (bit<W>)sat`): that local and its use count
+    # then; it must see no later use either for a run to take the array (`rebind_run_stores`)
+    alias: tuple[str, int] | None = None
 
 
 @dataclass
@@ -301,6 +304,10 @@ class _RunStore:
     name: str
     uses: int
     rebind: str
+    alias: tuple[str, int] | None = None
+
+
+_VIEW = re.compile(r"(_l\w+)\.view\(_vx\.u(?:8|16|32)\)")
 
 
 def _bits(t: P4Type) -> BitsT | None:
@@ -356,6 +363,7 @@ class _Emitter:
         self.fresh: dict[str, _Fresh] = {}
         self.run_stores: list[_RunStore] = []
         self.written: set[str] = set()  # vector stores a statement of the run has written so far
+        self.rebound: set[str] = set()  # lane locals assigned after their declaration
         self.counter = 0
         self._slots(lanes)
 
@@ -546,6 +554,17 @@ class _Emitter:
             if row is not None:
                 row.operands += 1
             self.copied(code)
+
+    def fresh_view(self, value: str) -> str | None:
+        """The `_Fresh` local `value` is a whole-container view of (`x.view(_vx.uW)`), when every use of it but this
+        one copied it; else None."""
+        m = _VIEW.fullmatch(value)
+        if m is None:
+            return None
+        fresh = self.fresh.get(m.group(1))
+        if fresh is None or self.local_uses.get(m.group(1), 0) - fresh.base != fresh.copied + 1:
+            return None
+        return m.group(1)
 
     def copied(self, code: str) -> None:
         """A use of a `_Fresh` local that copies its array (an operand, a register write, a field store)."""
@@ -881,7 +900,8 @@ class _Emitter:
         rebound (the parser does so: `vecops.decode`). One 1024-lane copy fewer per packet for aggregation."""
         lines = self.g.lines
         for st in self.run_stores:
-            if self.local_uses.get(st.name, 0) == st.uses:
+            if self.local_uses.get(st.name, 0) == st.uses and (
+                    st.alias is None or self.local_uses.get(st.alias[0], 0) == st.alias[1]):
                 lines[st.at] = st.rebind
 
     def store_lane(self, left: ast.Expression, v: _V) -> None:
@@ -891,9 +911,20 @@ class _Emitter:
             assert isinstance(var, Var)
             name, t = self.local[var]
             value = self.lanevec(v) if self.mask is None else f"_vx.where({self.mask}, {self.num(v, t)}, {name})"
-            if name in self.row_reads:
-                self.row_reads[name].escapes = True  # rebound: the row read stays a copy
+            row = self.row_reads.get(name)
+            # the row read's copy, every use of it so far an operand of a fresh-array operator: no other name holds
+            # that array (checked before `escapes` is set, which keeps the copy)
+            private_row = (row is not None and not row.escapes and row.uses == row.operands
+                           and name not in self.rebound)
+            if row is not None:
+                row.escapes = True  # rebound: the row read stays a copy
             self.fresh.pop(name, None)  # its new array may be shared (`lanevec` hands out views and locals)
+            src = self.fresh_view(value) if private_row else None
+            if src is not None:
+                # ACCUMULATE's `t = (bit<W>)sat` after `r.read(t, i)`: t holds the row's copy or sat's array, which
+                # nothing else holds; a field run may take it if neither local is used after the store
+                self.fresh[name] = _Fresh(self.local_uses.get(name, 0), alias=(src, self.local_uses[src]))
+            self.rebound.add(name)
             self.w(f"{name} = {value}")
             return
         assert isinstance(left, ast.Member)
@@ -908,7 +939,8 @@ class _Emitter:
                     and self.local_uses.get(value, 0) - fresh.base == fresh.copied):
                 c = _container(fs.t)
                 self.run_stores.append(_RunStore(len(self.g.lines), value, self.local_uses[value],
-                                                 "    " * self.g.level + f"{fs.ref} = {value}.view(_vx.u{c})"))
+                                                 "    " * self.g.level + f"{fs.ref} = {value}.view(_vx.u{c})",
+                                                 fresh.alias))
         self.w(f"{fs.ref}[:] = {value}" if not fs.ref.endswith("]") else f"{fs.ref} = {value}")
 
     def assign(self, left: ast.Expression, right: ast.Expression) -> None:
