@@ -5,6 +5,8 @@ before issue 17; `ring`: mmap rx ring + sendmmsg), so both rates and their ratio
 The switch runs in this process (its sockets are opened inside the namespace through `setns`, so `process_time`
 is the switch's CPU); the traffic comes from a second process in the namespace that keeps a fixed number of frames
 in flight (closed loop): it measures the rate at which every frame gets through, not how many a blast loses.
+`paired` alternates file mode and one long-lived live switch in chunks, with any number of ports (one veth pair
+each; aggregate_wide sends out of five), counting what leaves on every output port's far end.
 """
 
 from __future__ import annotations

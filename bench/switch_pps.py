@@ -1,7 +1,9 @@
 """Embedded switch packets/s: file mode for plain L3 forwarding and the SwitchML-style aggregation (64 x int32,
 4 workers), the live switch forwarding between two veth pairs (root only), the aggregate_wide program at 64 to
-2048 int32 per packet, vectorised and scalar side by side (CPU per packet, aggregated elements per CPU second), and
-p4src/p4ina.p4 itself at 1024 and 2048 values per packet with a job of 4 workers installed (what the fabric runs)."""
+2048 int32 per packet, vectorised and scalar side by side (CPU per packet, aggregated elements per CPU second), the
+same program and frames at each size in file mode and live between veths alternated (issue 17's table: CPU per
+packet, elements per CPU second, live/file ratio), and p4src/p4ina.p4 itself at 1024 and 2048 values per packet with
+a job of 4 workers installed (what the fabric runs)."""
 
 from __future__ import annotations
 
