@@ -160,7 +160,7 @@ class ExternGen:
             value = f"(_hasher({algo_name!r})({input_bytes}) & {mask(width)})"
             if algo_name == "csum16" and not payload:
                 # the Internet checksum of the packed fields, with no bytes built (csum16 cannot be reconfigured)
-                value = f"(_csum16g({g.packed_groups(self.arg(info, 1))}) & {mask(width)})"
+                value = f"({g.csum16(self.arg(info, 1))} & {mask(width)})"
             if name.startswith("verify"):
                 g.w(f"if {cond} and {value} != {g.x.expr(target)}:")
                 g.w("    ctx.sm.checksum_error = 1")
@@ -232,7 +232,7 @@ class ExternGen:
             self.store_out(g, out, "cl._dm", self.typed.types[out])
             return ""
         if ext == "Checksum16" and name == "get":
-            return f"_csum16g({g.packed_groups(self.arg(info, 0))})"
+            return g.csum16(self.arg(info, 0))
         if ext == "value_set":
             raise CodegenError(call, "value sets are used in select cases only")
         raise CodegenError(call, f"{ext}.{name} is not supported by this target")

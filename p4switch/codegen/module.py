@@ -63,6 +63,12 @@ def _shl(a, b, w):
     return ((a << b) & ((1 << w) - 1)) if b < w else 0
 
 
+def _csum16s(s):
+    """The Internet checksum of a bit string given as the sum of its fields, each shifted by its distance from the
+    (16-bit padded) end mod 16: the string is that sum mod 0xFFFF (2^16 = 1 mod 0xFFFF), zero only if all is."""
+    return ~((s - 1) % 0xFFFF + 1) & 0xFFFF if s else 0xFFFF
+
+
 def _ssat(a, b, w, neg=None):
     s = 1 << (w - 1)
     x = ((a ^ s) - s) + ((b ^ s) - s) if neg is None else ((a ^ s) - s) - ((neg ^ s) - s)
