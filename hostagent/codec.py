@@ -105,7 +105,10 @@ def fill_frames(
 
 
 def row_checksums(values: npt.NDArray[Any]) -> npt.NDArray[np.uint32]:
-    """`protocol.checksum` of every row of a 2-D array of values at once."""
+    """`protocol.checksum` of every row of a 2-D array of values at once. Native int32 rows (what a worker sends)
+    are summed as wrapping uint32, which is the sum modulo 2**32 without an int64 pass."""
+    if values.dtype == np.int32 and values.flags.c_contiguous:
+        return cast("npt.NDArray[np.uint32]", np.add.reduce(values.view(np.uint32), axis=1, dtype=np.uint32))
     return (values.sum(axis=1, dtype=np.int64) & 0xFFFFFFFF).astype(np.uint32)
 
 

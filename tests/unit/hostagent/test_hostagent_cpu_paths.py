@@ -14,7 +14,7 @@ import pytest
 from hostagent import protocol as P
 from hostagent import quantize as Q
 from hostagent.chunking import ChunkPlan
-from hostagent.codec import ChunkHeaders, Endpoints, build_template, fill_frames
+from hostagent.codec import ChunkHeaders, Endpoints, build_template, fill_frames, row_checksums
 from hostagent.collect import ResultCollector
 from hostagent.congestion import CongestionWindow
 from hostagent.exceptions import QuantizationError
@@ -307,3 +307,14 @@ def test_gather_waits_a_fraction_of_the_round_trip_only_while_the_window_is_full
     else:
         assert slept == [pytest.approx(expected)] and w.stats.gathers == 1
         assert tr.flushes == 1  # the chunks the burst released leave before the wait
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int16, np.int8, np.int64])
+def test_row_checksums_are_the_protocol_checksum_of_each_row(dtype: type) -> None:
+    """Including rows whose sum wraps modulo 2**32 both ways (int32 extremes), and a non-contiguous view."""
+    info = np.iinfo(np.int32 if dtype == np.int64 else dtype)
+    rng = np.random.default_rng(7)
+    rows = rng.integers(info.min, info.max, size=(40, 2048), endpoint=True).astype(dtype)
+    rows[0], rows[1] = info.max, info.min
+    for view in (rows, rows[::2]):
+        assert row_checksums(view).tolist() == [P.checksum(r) for r in view]
