@@ -314,7 +314,7 @@ def test_row_checksums_are_the_protocol_checksum_of_each_row(dtype: type) -> Non
     """Including rows whose sum wraps modulo 2**32 both ways (int32 extremes), and a non-contiguous view."""
     info = np.iinfo(np.int32 if dtype == np.int64 else dtype)
     rng = np.random.default_rng(7)
-    rows = rng.integers(info.min, info.max, size=(40, 2048), endpoint=True).astype(dtype)
+    rows: np.ndarray = rng.integers(info.min, info.max, size=(40, 2048), endpoint=True).astype(dtype)
     rows[0], rows[1] = info.max, info.min
     for view in (rows, rows[::2]):
         assert row_checksums(view).tolist() == [P.checksum(r) for r in view]
