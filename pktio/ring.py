@@ -99,6 +99,12 @@ class RxRing:
     def fileno(self) -> int:
         return self.sock.fileno()
 
+    def ready(self) -> bool:
+        """Whether the next slot holds a frame (or our own transmission, or a slow slot): one load of its status
+        word, so a worker can look at many idle ports without walking each ring. False means `recv_batch` would
+        return nothing now."""
+        return bool(self._words[self._offsets[self._next] >> 2] & TP_STATUS_USER)
+
     def recv_batch(self, limit: int) -> list[bytes]:
         """Up to `limit` frames from the ring, oldest first, without a system call (except for frames larger
         than a slot). The kernel's copies of our own transmissions are skipped."""

@@ -225,6 +225,12 @@ class AfPacketPort:
             return f"recvfrom/send per packet (no ring: {self.fallback_reason})"
         return "recvfrom/send per packet"
 
+    def ready(self) -> bool:
+        """False when the ring's next slot is empty, so `recv_batch` would return nothing (one load, no walk, no
+        system call); always True on the socket path, which only a `recv` can tell."""
+        ring = self._ring
+        return ring is None or ring.ready()
+
     def recv_batch(self, limit: int = 64) -> list[bytes]:
         """Up to `limit` frames already received, without blocking."""
         ring = self._ring

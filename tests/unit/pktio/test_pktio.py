@@ -275,3 +275,28 @@ def test_burst_sender_zero_copy_sends_each_bytes_object_as_it_is() -> None:
     finally:
         a.close()
         b.close()
+
+
+@pytest.mark.root
+def test_ring_ready_says_whether_the_next_slot_holds_a_frame(veth: str) -> None:
+    """`RxRing.ready()` (what the switch's worker checks before walking an idle port's ring): False on an empty ring,
+    True once a frame waits, and across the ring's wrap-around, False again once everything was read."""
+    with entered(veth):
+        tx, rx = raw("x0"), raw("x1")
+    ring = RxRing(rx, frames=12)
+    try:
+        assert not ring.ready()
+        for burst in range(3):  # 3 x 8 frames through a ring of 12 slots: the read position wraps around
+            sent = [eth(burst * 8 + i, 80) for i in range(8)]
+            for f in sent:
+                tx.send(f)
+            deadline = time.monotonic() + 5.0
+            while not ring.ready() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert ring.ready()
+            assert drain(ring, len(sent)) == sent
+            assert not ring.ready() and ring.recv_batch(64) == []
+    finally:
+        ring.close()
+        tx.close()
+        rx.close()

@@ -43,6 +43,9 @@ class FakePort:
     def fileno(self) -> int:
         return self._r
 
+    def ready(self) -> bool:
+        return bool(self.rx)
+
     def recv_batch(self, limit: int = 64) -> list[bytes]:
         frames, self.rx = self.rx[:limit], self.rx[limit:]
         self.rx_frames += len(frames)
