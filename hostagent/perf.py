@@ -136,14 +136,15 @@ def _udp_echo(port_out: Any, pace: float = 0.0) -> None:
 
 
 def allreduce_cpu(lanes: int, n_values: int = 1 << 20, pool_size: int = 64, repeats: int = 3,
-                  pace: float = 0.0) -> dict[str, Any]:
+                  pace: float = 0.0, fmt: str = "int32", max_window: int | None = None) -> dict[str, Any]:
     """CPU of one worker per chunk (DATA out and RESULT in) for a float32 all-reduce of `n_values` packed
     `lanes` values per packet, through `UdpTransport` on loopback to an echo switch in another process.
 
     This is what a fabric worker spends per step (quantize, frames, window, send/recv system calls, reassembly)
     without the switches' cost. The exponent is predicted from a warm-up call, as in training steps. `pace`: the
-    echo's seconds per RESULT (0: as fast as it can). Reports the best of `repeats` calls: CPU microseconds of this
-    thread per chunk, and wall seconds per call."""
+    echo's seconds per RESULT (0: as fast as it can). `fmt`: the job's format (the echo returns a narrow DATA as
+    its RESULT, at its own exponent E + s, as a root's requantized RESULT comes). Reports the best of `repeats`
+    calls: CPU microseconds of this thread per chunk, wall seconds per call, and wake-ups per chunk."""
     echo = subprocess.Popen([sys.executable, "-m", "hostagent.perf", "--udp-echo", str(pace)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
     assert echo.stdin is not None and echo.stdout is not None
@@ -154,11 +155,12 @@ def allreduce_cpu(lanes: int, n_values: int = 1 << 20, pool_size: int = 64, repe
         echo.stdin.write(f"{transport.sock.getsockname()[1]}\n")
         echo.stdin.flush()
         worker = Worker(1, 0, n_workers=1, transport=transport, pool_size=pool_size, values_per_packet=lanes,
-                        timeout=0.2)
+                        timeout=0.2, fmt=fmt, max_window=max_window)
         x = np.random.default_rng(lanes).standard_normal(n_values).astype(np.float32)
         worker.allreduce(x)  # warm-up: agrees the exponent, then every call is one exchange (predicted exponent)
         expected = worker.allreduce(x)
         n_chunks = -(-n_values // lanes)
+        wakeups, chunks = worker.stats.wakeups, worker.stats.chunks
         best_cpu, best_wall = float("inf"), float("inf")
         for _ in range(repeats):
             cpu, wall = time.thread_time(), time.perf_counter()
@@ -167,9 +169,10 @@ def allreduce_cpu(lanes: int, n_values: int = 1 << 20, pool_size: int = 64, repe
             best_wall = min(best_wall, time.perf_counter() - wall)
             if not np.array_equal(out, expected):
                 raise AssertionError("the echo all-reduce changed between calls")
-        return {"lanes": lanes, "values": n_values, "chunks": n_chunks, "pace_s": pace,
+        wakes = (worker.stats.wakeups - wakeups) / max(worker.stats.chunks - chunks, 1)
+        return {"lanes": lanes, "values": n_values, "chunks": n_chunks, "pace_s": pace, "fmt": fmt,
                 "cpu_us_per_chunk": round(best_cpu / n_chunks * 1e6, 2), "wall_s": round(best_wall, 4),
-                "retransmissions": worker.stats.retransmissions}
+                "wakeups_per_chunk": round(wakes, 3), "retransmissions": worker.stats.retransmissions}
     finally:
         if transport is not None:
             transport.sock.send(b"x")
