@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import struct
 
-from tests.unit.codegen import vector_support as vs
+import vector_support as vs
 
 L = 20
 DECLS = f"""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from tests.unit.codegen import vector_support as vs
+import vector_support as vs
 
 WIDTHS = (4, 12, 7, 9, 32, 3, 5)  # 72 bits: the last word is padded
 NAMES = "abcdefg"

@@ -12,8 +12,9 @@ import random
 import struct
 from typing import Any
 
+import vector_support as vs
+
 from p4switch.runtime.context import PacketContext
-from tests.unit.codegen import vector_support as vs
 
 L = 16
 TEXT = vs.PRELUDE + f"""
