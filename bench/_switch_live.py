@@ -30,8 +30,9 @@ POLL = 0.001  # seconds the generator sleeps between looks for returned frames (
 SINKS = ("counter", "ring")
 
 _GENERATOR = r"""
-import json, os, socket, sys, time
+import json, os, socket, sys
 sys.path.insert(0, sys.argv[4])
+from bench._closed_loop import closed_loop
 from pktio.mmsg import BurstSender
 from pktio.ring import RxRing
 tx_if, rx_if, n, window, burst = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[5]), int(sys.argv[6])
@@ -41,53 +42,30 @@ if sink == "ring":  # every returned frame copied into this process's packet rin
     rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
     rx.bind((rx_if, 0))
     ring = RxRing(rx)
-    arrived = lambda: ring.discard(4096)
+    total = [0]
+    def returned():
+        total[0] += ring.discard(4096)
+        return total[0]
 else:  # "counter": the far interface's receive counter; no socket, so no copy of the frames the switch sends
     fd = os.open(f"/sys/class/net/{rx_if}/statistics/rx_packets", os.O_RDONLY)
     base = int(os.pread(fd, 32, 0))
-    def arrived():
-        global base
-        now = int(os.pread(fd, 32, 0))
-        got, base = now - base, now
-        return got
+    returned = lambda: int(os.pread(fd, 32, 0)) - base
 tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 tx.bind((tx_if, 0))
 sender = BurstSender(tx)
-sent = received = 0
-first = last = 0.0
-start, cpu_start = time.perf_counter(), time.process_time()
-progress = start
-while received < n:
-    room = min(window - (sent - received), n - sent)
-    # top the window up in bursts (a frame at a time would cost a system call and a switch wake-up each)
-    if room >= burst or (room > 0 and (sent - received < window // 2 or sent + room == n)):
-        sender.send([frames[i % len(frames)] for i in range(sent, sent + room)])
-        sent += room
-    got = arrived()
-    now = time.perf_counter()
-    if got:
-        if not received:
-            first = now
-        received += got
-        last = progress = now
-    elif now - progress > 2.0:
-        break  # nothing came back in 2 s: a frame was lost, report what got through
-    else:
-        # look again shortly. Sleeping in select on a socket instead would put a waiter on it, and the switch's
-        # transmit would pay a wake-up of this process for every frame it delivers
-        time.sleep(poll)
-print(json.dumps({"sent": sent, "received": received, "seconds": time.perf_counter() - start,
-                  "cpu": time.process_time() - cpu_start, "span": last - first, "send_errors": sender.errors}))
+result = closed_loop(sender.send, frames, n, returned, window=window, burst=burst, poll=poll)
+print(json.dumps({**result, "send_errors": sender.errors}))
 """
 
 
 #: The generator as a server for `paired`: the frames on its first stdin line, then one count per line; for each it
-#: runs the closed loop above until that many frames came back (summed over the far ends of every output port, read
-#: from their rx counters) and answers with one JSON line. It goes on round the frames where the last chunk stopped,
-#: so a stateful program (an aggregation's slots) sees one continuous sequence, as file mode does.
+#: runs `bench._closed_loop.closed_loop` until that many frames came back (summed over the far ends of every output
+#: port, read from their rx counters) and answers with one JSON line. It goes on round the frames where the last chunk
+#: stopped, so a stateful program (an aggregation's slots) sees one continuous sequence, as file mode does.
 _SERVER = r"""
-import json, os, socket, sys, time
+import json, os, socket, sys
 sys.path.insert(0, sys.argv[3])
+from bench._closed_loop import closed_loop
 from pktio.mmsg import BurstSender
 tx_if, rx_ifs, window, burst, poll = sys.argv[1], sys.argv[2], int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
 frames = [bytes.fromhex(h) for h in sys.stdin.readline().split()]
@@ -99,27 +77,11 @@ tx.bind((tx_if, 0))
 sender = BurstSender(tx)
 offset = 0
 for line in sys.stdin:
-    n = int(line)
     base = count()
-    sent = received = 0
-    cpu_start, start = time.process_time(), time.perf_counter()
-    progress = start
-    while received < n:
-        room = min(window - (sent - received), n - sent)
-        if room >= burst or (room > 0 and (sent - received < window // 2 or sent + room == n)):
-            sender.send([frames[(offset + i) % len(frames)] for i in range(sent, sent + room)])
-            sent += room
-        got = count() - base
-        now = time.perf_counter()
-        if got > received:
-            received, progress = got, now
-        elif now - progress > 2.0:
-            break
-        else:
-            time.sleep(poll)
-    offset = (offset + sent) % len(frames)
-    print(json.dumps({"sent": sent, "received": received, "cpu": time.process_time() - cpu_start,
-                      "seconds": time.perf_counter() - start}), flush=True)
+    result = closed_loop(sender.send, frames, int(line), lambda: count() - base, window=window, burst=burst,
+                         poll=poll, offset=offset)
+    offset = (offset + result["sent"]) % len(frames)
+    print(json.dumps(result), flush=True)
 """
 
 
