@@ -73,10 +73,7 @@ class ImpairedLinks:
     def decide_many(self, imp: Impairment, frames: list[bytes]) -> list[bytes]:
         """`decide` for a burst of one port, in order, under one hold of the lock."""
         with self._cond:
-            out: list[bytes] = []
-            for frame in frames:
-                out.extend(imp.pass_now(frame))
-            return out
+            return imp.pass_many(frames)
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {

@@ -64,6 +64,9 @@ class Impairment:
         self._rng = random.Random(config.seed)
         self._held: tuple[float, bytes] | None = None
         self.instant = config.instant
+        #: Only loss is set (no corruption, duplication, delay or reordering): one draw per frame decides it, so a
+        #: burst is filtered in one pass (`pass_many`) with the same draws `process` makes.
+        self.loss_only = config.instant and not (config.corrupt or config.dup)
         self.lost = 0
         self.duplicated = 0
         self.reordered = 0
@@ -105,7 +108,23 @@ class Impairment:
     def pass_now(self, frame: bytes) -> list[bytes]:
         """An `instant` impairment's verdict on one frame: [] (lost), [frame] (perhaps corrupted) or two copies.
         The same random draws as `process`, so a seed impairs the same frames either way."""
+        if self.loss_only:
+            if self._rng.random() >= self.config.loss:
+                return [frame]
+            self.lost += 1
+            return []
         return [f for _, f in self.process(frame, 0.0)]
+
+    def pass_many(self, frames: list[bytes]) -> list[bytes]:
+        """`pass_now` for a burst, in order: what leaves, concatenated. A loss-only impairment filters the burst in
+        one comprehension (one RNG draw per frame, as `process` draws), not a call and two lists per frame: on the
+        emulated fabric every switch port decides every frame in both directions."""
+        if not self.loss_only:
+            return [f for frame in frames for _, f in self.process(frame, 0.0)]
+        draw, loss = self._rng.random, self.config.loss
+        kept = [frame for frame in frames if draw() >= loss]
+        self.lost += len(frames) - len(kept)
+        return kept
 
     def expire(self, now: float) -> list[tuple[float, bytes]]:
         """Release a held-back frame whose hold time is over (or every held frame when `now` is inf)."""

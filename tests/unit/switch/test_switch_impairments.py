@@ -74,3 +74,19 @@ def test_instant_verdicts_are_the_same_draws_as_the_delay_line() -> None:
     assert [inline.pass_now(f) for f in frames] == [[f for _, f in queued.process(f, 1.0)] for f in frames]
     assert (inline.lost, inline.duplicated, inline.corrupted) == (queued.lost, queued.duplicated, queued.corrupted)
     assert inline.lost > 0 and inline.duplicated > 0 and inline.corrupted > 0
+
+
+@pytest.mark.parametrize("cfg", [ImpairmentConfig(loss=0.3, seed=11), ImpairmentConfig(loss=0.3, dup=0.2, corrupt=0.1, seed=7)],
+                         ids=["loss-only", "loss-dup-corrupt"])
+def test_burst_verdicts_are_the_per_frame_draws(cfg: ImpairmentConfig) -> None:
+    """`pass_many` (a burst, the loss-only comprehension or the general path) keeps, in order, exactly the frames
+    the delay line's `process` would let out for the same seed, and counts the same losses; `pass_now` (one frame,
+    its own loss-only branch) too."""
+    frames = [i.to_bytes(2, "big") * 32 for i in range(3000)]
+    burst, single, queued = Impairment(cfg), Impairment(cfg), Impairment(cfg)
+    expected = [f for frame in frames for _, f in queued.process(frame, 1.0)]
+    got = [f for i in range(0, len(frames), 37) for f in burst.pass_many(frames[i:i + 37])]
+    assert got == expected
+    assert [f for frame in frames for f in single.pass_now(frame)] == expected
+    assert burst.lost == single.lost == queued.lost > 0
+    assert burst.loss_only == (not cfg.dup and not cfg.corrupt)
