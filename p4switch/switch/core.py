@@ -35,6 +35,7 @@ from p4.config.v1 import p4info_pb2
 
 from p4switch.exceptions import P4SwitchError
 from p4switch.runtime.context import DROP_PORT
+from p4switch.switch.burst import run_frames
 from p4switch.switch.impaired_links import ImpairedLinks
 from p4switch.switch.impairments import DIRECTIONS, Impairment, ImpairmentConfig, ImpairmentError
 from p4switch.switch.pfc import MAC_CONTROL_ETHERTYPE, parse_pfc, pause_seconds
@@ -51,6 +52,8 @@ _PFC_TYPE = MAC_CONTROL_ETHERTYPE.to_bytes(2, "big")
 _ETHERTYPE = operator.itemgetter(slice(12, 14))  # a frame's outer EtherType, as a C-level call for `map`
 
 OutputCallback = Callable[[int, bytes], None]
+_NO_PORT_QUEUES: dict[int, Callable[[bytes], None]] = {}
+_NO_QUEUE = _NO_PORT_QUEUES.get  # no port's burst queue: `burst.run_frames` calls `engine.transmit`
 
 
 def _us_since(start_ns: int) -> Callable[[], int]:
@@ -124,6 +127,7 @@ class Switch:
         self._deferred: list[tuple[int, bytes]] = []
         # see `_tx_for_batch` (until a port is attached, everything is sent at the batch's end)
         self._batch_transmit: Callable[[int, bytes], None] = self._transmit_later
+        self._batch_queues: Callable[[int], Callable[[bytes], None] | None] = _NO_QUEUE  # its port -> queue
         # the packet a batch pass made that the queues would hand out next, run by the batch itself
         self._held: list[tuple[int, QueuedPacket, Any, float]] = []
         self._hold_enqueue = self.tm.holding_enqueue(self._held)
@@ -177,7 +181,7 @@ class Switch:
         self._ports[port] = p
         self._port_list = tuple(self._ports.values())
         self._port_queues = {n: q.queue for n, q in self._ports.items()}
-        self._batch_transmit = self._tx_for_batch(self._port_queues)
+        self._batch_transmit, self._batch_queues = self._tx_for_batch(self._port_queues)
         self._wake()
 
     def port_io_summary(self) -> str:
@@ -274,7 +278,8 @@ class Switch:
             config = ImpairmentConfig(loss, dup, reorder, delay_ms, jitter_ms, seed=seed + i, corrupt=corrupt)
             config.validate()
             self.links.configure(port, d, config)
-        self._batch_transmit = self._tx_for_batch(self._port_queues)  # an instant egress impairment joins it
+        # an instant egress impairment joins the batch's transmit
+        self._batch_transmit, self._batch_queues = self._tx_for_batch(self._port_queues)
 
     def impairment_stats(self) -> dict[str, dict[str, int]]:
         return self.links.stats()
@@ -431,7 +436,6 @@ class Switch:
         tm, hi, lo, engine, held = self.tm, self._input_hi, self._input_lo, self.engine, self._held
         poll, ingress, egress = tm.poll_locked, engine.ingress, engine.egress
         n_rx = len(frames) if frames else 0
-        ingress_frame = engine.ingress_frame
         next_id = self._packet_ids.__next__
         with self._work_lock:
             self._debug = debug = log.isEnabledFor(logging.DEBUG)
@@ -443,8 +447,10 @@ class Switch:
             # injecting a PFC frame that pauses a queue), and that switch's worker may be doing the same to us
             if not (debug or self._capture is not None or self._outputs or self.links.delayed):
                 engine.transmit = self._batch_transmit
+                queues = self._batch_queues
             else:
                 engine.transmit = self._transmit_later
+                queues = _NO_QUEUE
             try:
                 with tm.lock:  # admin operations (rates, depths, pauses) wait for the batch's end
                     while done < budget:
@@ -495,27 +501,13 @@ class Switch:
                             # or something is queued or reinjected (the outer loop serves that first). The frames
                             # all came before this loop, so they run on the pipeline installed when it began
                             stop = min(n_rx, taken + max((budget - done) // 2, 1))
-                            for frame in islice(frames, taken, stop):  # type: ignore[arg-type]
-                                taken += 1
-                                packet_id = next_id()
-                                if debug:
-                                    log.debug("packet %d: ingress on port %d, %d bytes", packet_id, port,
-                                              len(frame))
-                                try:
-                                    ingress_frame(pipeline, port, frame, packet_id)
-                                except Exception as exc:
-                                    self._packet_failed("ingress", port, exc)
-                                if held:
-                                    out_port, item, _q, _t = held.pop()
-                                    done += 2
-                                    try:
-                                        egress(item, out_port, 0)
-                                    except Exception as exc:
-                                        self._packet_failed("egress", out_port, exc)
-                                else:
-                                    done += 1
-                                if tm._size or held or hi:
-                                    break
+                            n, passes = run_frames(
+                                engine, pipeline, port, islice(frames, taken, stop),  # type: ignore[arg-type]
+                                next_id=next_id, held=held, queues=queues, tm=tm, hi=hi,
+                                failed=self._packet_failed, debug=debug, clock_ns=time.monotonic_ns,
+                                epoch_ns=self._start_ns)
+                            taken += n
+                            done += passes
                             continue
                         else:
                             break
@@ -561,10 +553,13 @@ class Switch:
         self.engine.counters.errors += 1
         log_packet_error(stage, port, exc)
 
-    def _tx_for_batch(self, queues: dict[int, Callable[[bytes], None]]) -> Callable[[int, bytes], None]:
+    def _tx_for_batch(self, queues: dict[int, Callable[[bytes], None]]
+                      ) -> tuple[Callable[[int, bytes], None], Callable[[int], Callable[[bytes], None] | None]]:
         """The engine's transmit inside a batch with nothing on the way: a frame for a port with a burst queue
         joins that port's burst (what an instant egress impairment lets through: `_impaired_queue`); any other
-        (the CPU port, an unattached port) takes `_transmit`'s full path. One Python call per transmitted frame."""
+        (the CPU port, an unattached port) takes `_transmit`'s full path. One Python call per transmitted frame.
+        Also the lookup it makes (port -> burst queue or None), for `burst.run_frames`, which calls the queue
+        itself."""
         table = self.links.table
         queues = {n: self._impaired_queue(imp, q) if (imp := table.get((n, "out"))) is not None else q
                   for n, q in queues.items()}
@@ -577,7 +572,7 @@ class Switch:
             else:
                 queue(frame)
 
-        return transmit
+        return transmit, get
 
     def _transmit_later(self, port: int, frame: bytes) -> None:
         """The engine's transmit in a batch that is not on the fast path: `_transmit` at the batch's end."""
