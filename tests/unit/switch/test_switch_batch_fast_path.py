@@ -205,13 +205,14 @@ def test_frames_a_batch_has_no_room_for_join_the_input_buffer_in_order(fake_port
     reach goes into the input buffer behind what was there, and every frame leaves once, in order."""
     sw = make_switch(ports=1)
     try:
-        frames = [ctl(port=1, payload=i.to_bytes(4, "big")) for i in range(300)]
-        bursts = [frames[i:i + 100] for i in range(0, 300, 100)]
+        size = WORK_BATCH * 3 // 4  # frames a burst holds: each is two passes, so the budget runs out first
+        frames = [ctl(port=1, payload=i.to_bytes(4, "big")) for i in range(3 * size)]
+        bursts = [frames[i:i + size] for i in range(0, 3 * size, size)]
         for burst in bursts:
             sw._run_batch(WORK_BATCH, 1, burst)
         assert sw._input_lo  # the budget ran out before the bursts did
         run_fast(sw, [])
-        assert [f[-4:] for f in port(sw, 1).out] == [i.to_bytes(4, "big") for i in range(300)]
+        assert [f[-4:] for f in port(sw, 1).out] == [i.to_bytes(4, "big") for i in range(3 * size)]
     finally:
         sw.stop()
 
