@@ -161,6 +161,9 @@ def paired_loss_rows(per_rate: Mapping[float, list[dict[str, Any]]]) -> list[dic
             row["goodput_vs_lossless"] = round(statistics.median(ratios), 3)
         if len(runs) > 1:
             row["rounds"] = rounds
+            goodputs = [r["goodput_gbps"] for r in rounds if "goodput_gbps" in r]
+            if goodputs:
+                row["median_goodput_gbps"] = statistics.median(goodputs)
             # every round's result counts: one inexact or failed run makes the rate's row incorrect
             row["correct"] = all(r.get("correct", False) for r in runs)
         rows.append(row)

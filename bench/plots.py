@@ -238,6 +238,8 @@ def fabric_comparison(data: dict[str, Any]) -> Figure | None:
 def fabric_loss(data: dict[str, Any]) -> Figure | None:
     """Loss sweep: in-network goodput and retransmissions vs link loss."""
     rows = _rows(data, "loss_sweep")
+    # a rate run in several rounds is plotted at its median goodput (`median_goodput_gbps`), else its one run's
+    rows = [{**r, "goodput_gbps": r.get("median_goodput_gbps", r.get("goodput_gbps"))} for r in rows]
     xs, goodput = _points(rows, "loss_percent", "goodput_gbps")
     if not xs:
         return None

@@ -23,6 +23,7 @@ def test_each_round_is_compared_with_its_own_lossless_run() -> None:
     assert [r["goodput_vs_lossless"] for r in by_loss[1.0]["rounds"]] == [0.8, 0.9, 0.5]
     assert by_loss[1.0]["goodput_vs_lossless"] == 0.8
     assert by_loss[1.0]["goodput_gbps"] == 0.08  # the row's detail is the first round's run
+    assert by_loss[1.0]["median_goodput_gbps"] == 0.045 and by_loss[0.0]["median_goodput_gbps"] == 0.08
     assert by_loss[0.0]["goodput_vs_lossless"] == 1.0
     assert by_loss[5.0]["goodput_vs_lossless"] == 0.2 and "rounds" not in by_loss[5.0]  # ran once: round 1's ref
     assert all(r["correct"] for r in rows)
