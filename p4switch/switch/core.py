@@ -7,10 +7,10 @@ of the work lock and the traffic manager's lock (admin changes from other thread
 each port's output leaves in one burst (`sendmmsg`). The frames waiting on the AF_PACKET ports (mmap rings, no
 system call per frame) run in batches straight from the rings' copies, after what the queues and the input
 buffer hold, and a packet the queues would hand out next and at once skips them (`TrafficManager.
-holding_enqueue`): its egress runs right after the pass that made it. When there is nothing to do the worker
-sleeps in `select` on the port sockets and a wake-up pipe (for in-process injection, packet-out and admin
-changes), at most until the next rate-limited departure. BMv2 runs ingress and
-egress on separate threads; with Python's GIL one worker avoids a thread hand-off per packet and keeps the same
+holding_enqueue`): its egress runs right after the pass that made it (`burst.run_frames`, the per-frame
+loop). When there is nothing to do the worker sleeps in `select` on the port sockets and a wake-up pipe (for
+in-process injection, packet-out and admin changes), at most until the next rate-limited departure. BMv2 runs
+ingress and egress on separate threads; with Python's GIL one worker avoids a thread hand-off per packet and keeps the same
 queueing semantics (rates, depths, priorities, pauses). gRPC threads call `install_pipeline`, `inject_packet_out` and the admin operations at any time:
 a pipeline swap is one reference assignment (each packet keeps the pipeline it started with, and packets of a
 replaced pipeline still queued are dropped), state changes go through the runtime state's own lock.
@@ -507,8 +507,8 @@ class Switch:
                             n, passes = run_frames(
                                 engine, pipeline, port, islice(frames, taken, stop),  # type: ignore[arg-type]
                                 next_id=next_id, held=held, queues=queues, tm=tm, hi=hi,
-                                failed=self._packet_failed, debug=debug, clock_ns=time.monotonic_ns,
-                                epoch_ns=self._start_ns)
+                                failed=self._packet_failed, debug=debug,
+                                clock_ns=time.monotonic_ns, epoch_ns=self._start_ns)  # `_clock_us`'s terms
                             taken += n
                             done += passes
                             continue
