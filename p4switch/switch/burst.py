@@ -63,6 +63,9 @@ def run_frames(
     else:
         queue_of, tm_ns, tm_epoch = plan
     taken = done = received = transmitted = 0
+    # the last queue found (a burst's packets mostly share one): queue records are never replaced or removed
+    last_out = last_priority = -1
+    last_q: Any = None
     try:
         for frame in frames:
             taken += 1
@@ -93,7 +96,12 @@ def run_frames(
                         else:
                             # `TrafficManager.holding_enqueue` (`express_plan`), inline: where it would hold the
                             # packet, its egress runs below; where it would not, it calls `enqueue_locked`
-                            q = None if tm._size else queue_of((out, priority))
+                            if tm._size:
+                                q = None
+                            elif out == last_out and priority == last_priority:
+                                q = last_q
+                            elif (q := queue_of((out, priority))) is not None:
+                                last_out, last_priority, last_q = out, priority, q
                             if q is not None and q.express and q.paused_until <= (ns := tm_ns()) * 1e-9:
                                 q.enqueued += 1
                                 enq_ts = (ns - tm_epoch) // 1000
