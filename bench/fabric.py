@@ -156,7 +156,6 @@ def paired_loss_rows(per_rate: Mapping[float, list[dict[str, Any]]]) -> list[dic
                 entry["goodput_vs_lossless"] = round(run["goodput_gbps"] / reference, 3)
             rounds.append({k: v for k, v in entry.items() if v is not None})
         ratios = [r["goodput_vs_lossless"] for r in rounds if "goodput_vs_lossless" in r]
-        row.pop("goodput_vs_lossless", None)
         if ratios:
             row["goodput_vs_lossless"] = round(statistics.median(ratios), 3)
         if len(runs) > 1:

@@ -58,7 +58,7 @@ def run_frames(
     egress, enqueue, queues_n = engine.egress, tm.enqueue_locked, engine.priority_queues
     queue_of: Callable[[tuple[int, int]], Any]
     plan = tm.express_plan()
-    if plan is None or tm._hold_off:  # nothing may skip the queues: every packet takes `enqueue_locked`
+    if plan is None:  # nothing may skip the queues: every packet takes `enqueue_locked`
         queue_of, tm_ns, tm_epoch = _NO_QUEUE, clock_ns, epoch_ns
     else:
         queue_of, tm_ns, tm_epoch = plan

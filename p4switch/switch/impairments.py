@@ -120,7 +120,7 @@ class Impairment:
         one comprehension (one RNG draw per frame, as `process` draws), not a call and two lists per frame: on the
         emulated fabric every switch port decides every frame in both directions."""
         if not self.loss_only:
-            return [f for frame in frames for _, f in self.process(frame, 0.0)]
+            return [f for frame in frames for f in self.pass_now(frame)]
         draw, loss = self._rng.random, self.config.loss
         kept = [frame for frame in frames if draw() >= loss]
         self.lost += len(frames) - len(kept)

@@ -282,11 +282,12 @@ class TrafficManager:
         """What a caller needs to run `holding_enqueue`'s test inline and send the packet to egress itself instead
         of holding it (`burst.run_frames`, the live switch's per-frame loop, where a call per packet is a visible
         share of the cost): the queue lookup by `(port, priority)`, the nanosecond clock and its epoch; None where
-        `holding_enqueue` holds nothing (file mode's unbounded queues, no nanosecond clock). The test, with `lock`
-        held and nothing held: `not self._size and not self._hold_off`, the queue exists and is `express`, and
-        its `paused_until <= ns * 1e-9` for a clock reading `ns`; then the packet is the queue's (`enqueued += 1`)
-        with `enq_timestamp = (ns - epoch) // 1000` and depth 0. Otherwise `enqueue_locked` it."""
-        if self._clock_ns is None or self.unbounded:
+        `holding_enqueue` holds nothing (file mode's unbounded queues, no nanosecond clock, or, read with `lock`
+        held, a `dequeue` waiting or the manager closed). The test, with `lock` held and nothing held: `not
+        self._size`, the queue exists and is `express`, and its `paused_until <= ns * 1e-9` for a clock reading
+        `ns`; then the packet is the queue's (`enqueued += 1`) with `enq_timestamp = (ns - epoch) // 1000` and
+        depth 0. Otherwise `enqueue_locked` it."""
+        if self._clock_ns is None or self.unbounded or self._hold_off:
             return None
         return self._queues.get, self._clock_ns, self._epoch_ns
 
