@@ -28,7 +28,7 @@ from typing import Any
 
 from p4fabric.faults import build_plan
 from p4fabric.report import RunReport
-from p4fabric.runner import DEFAULT_PROGRAM, Runner, RunOptions, run_values
+from p4fabric.runner import DEFAULT_PROGRAM, Runner, RunOptions, run_defines, run_values
 
 from bench.fabric_runs.calibration import MODEL_ALGORITHM, calibration_report, emulation_params, measurement
 from bench.fabric_runs.rates import FULL_RATES, QUICK_RATES, rate_sweep, resent_fraction
@@ -240,7 +240,7 @@ def run(quick: bool) -> dict[str, Any]:
         # One compile for every run (the runs differ in fabric and options, not in program), for the values per
         # packet `p4ina run` uses on this target.
         values = run_values("embedded")
-        compiled = get_target("embedded").compile(DEFAULT_PROGRAM, base / "build", defines={"AGG_VALUES": str(values)})
+        compiled = get_target("embedded").compile(DEFAULT_PROGRAM, base / "build", defines=run_defines("embedded", values))
         options = {**BENCH_OPTIONS, "compiled": compiled, "values": values}
         data["values_per_packet"] = values
         data["rates"] = rate_sweep(base, plan.rates, plan.rate_count, options)

@@ -15,19 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from p4fabric.report import BYTES_PER_ELEMENT, ModeSummary, RunReport
-from p4fabric.runner import Runner, RunOptions
+from p4fabric.runner import EMBEDDED_DEFAULT_SLOTS, Runner, RunOptions
 
 FORMATS = ("int32", "int16", "int8")
 #: Report mode names of the in-network formats (p4fabric.runner names int32 plain "in-network").
 INNET_MODE = {"int32": "in-network", "int16": "in-network int16", "int8": "in-network int8"}
 HOST_MODES = ("ring", "gloo")
-#: Run settings every fabric benchmark shares, `p4ina run`'s defaults. The emulated switches are CPU-bound, so a
-#: window of 32 chunks already keeps them busy (more only queues chunks); the pool is twice that, so a lost chunk
-#: holds up only its slot's next use. The retransmission timeout keeps `p4ina run`'s floor (10 ms): losses
-#: are found by later RESULTs and the timer (at least 2 SRTT, fired only once the socket holds no RESULT) is the
-#: last resort, so the 0.2 s floor earlier runs needed against spurious resends is gone (docs/protocol.md, "Flow
-#: control and loss recovery"). A benchmark adds `compiled` and `values` (the program compiled once for all runs).
-BENCH_OPTIONS: dict[str, Any] = {"slots": 64, "window": 32, "show_progress": False, "plots": False}
+#: Run settings every fabric benchmark shares, `p4ina run`'s defaults on the embedded target: a pool of 256 slots and
+#: a window of half of it (a lost chunk holds up only its slot's next use). The emulated switches' round trips are
+#: tens of milliseconds, and a window of 128 chunks made in-network steps about a fifth shorter than 32 or 64
+#: (docs/protocol.md, "The pool on the embedded fabric"). The retransmission timeout keeps `p4ina run`'s floor (10
+#: ms): losses are found by later RESULTs and the timer (at least 2 SRTT, fired only once the socket holds no
+#: RESULT) is the last resort (docs/protocol.md, "Flow control and loss recovery"). A benchmark adds `compiled` and
+#: `values` (the program compiled once for all runs).
+BENCH_OPTIONS: dict[str, Any] = {"slots": EMBEDDED_DEFAULT_SLOTS, "window": EMBEDDED_DEFAULT_SLOTS // 2,
+                                  "show_progress": False, "plots": False}
 
 
 def topo_for(workers: int) -> str:

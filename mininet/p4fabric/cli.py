@@ -70,8 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.add_argument("--size", type=int, default=DEMO_SIZE, metavar="ELEMENTS")
     demo.add_argument("--count", type=int, default=3, metavar="N")
     _common(demo)
-    # The settings the fabric benchmarks use (bench.fabric_runs.sweep.BENCH_OPTIONS), which are p4ina run's: a pool
-    # of 64 slots and a window of half that (on CPU-bound emulated switches more than 32 chunks in flight only queue).
+    # The settings the fabric benchmarks use (bench.fabric_runs.sweep.BENCH_OPTIONS), which are p4ina run's: the
+    # target's pool (256 slots on the embedded target) and a window of half that (docs/protocol.md, "The pool on the
+    # embedded fabric").
     # The retransmission floor stays p4ina run's: losses are found by later RESULTs, the timer is the last resort
     # (docs/protocol.md, "Flow control and loss recovery").
     demo.set_defaults(handler=main_demo)
@@ -80,7 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default="embedded", choices=("embedded", "bmv2", "auto"))
     parser.add_argument("--workers", type=int, metavar="N", help="workers on the first N hosts (default: all)")
-    parser.add_argument("--slots", type=int, default=64, metavar="N", help="aggregation slots per switch for the job")
+    parser.add_argument("--slots", type=int, metavar="N",
+                        help="aggregation slots per switch for the job (default: 256 on the embedded target, 64 on "
+                             "bmv2)")
     parser.add_argument("--window", type=int, metavar="N",
                         help="workers' largest congestion window in chunks (default: half of --slots); below "
                              "--slots a lost chunk holds up only its slot's next use")

@@ -39,6 +39,15 @@ SWITCH_SUBNET = "10.255.0.0/16"  # the controller's switch addresses (controller
 #: packet": 256 beat 64 and 1024 end to end; 1024 has the fastest steps but minutes more of build and load).
 DEFAULT_VALUES = {"bmv2": 64}
 EMBEDDED_DEFAULT_VALUES = 2048
+#: A job's slot pool on every switch when the run does not say (`--slots`); the workers' window is half of it. Real
+#: BMv2 keeps SwitchML's 64. The embedded fabric's round trips are tens of milliseconds (software switches on shared
+#: cores), and there a window of 128 chunks made the demo's in-network step about a fifth shorter than 32 or 64
+#: (docs/protocol.md, "The pool on the embedded fabric").
+DEFAULT_SLOTS = {"bmv2": 64}
+EMBEDDED_DEFAULT_SLOTS = 256
+#: Slots the embedded target's program is built with (`-D AGG_SLOTS`; the program's own default is 512): room for
+#: every format's job (int32, int16, int8) of the default pool on one switch.
+EMBEDDED_AGG_SLOTS = 1024
 ETHERNET_MTU = 1500
 JUMBO_MTU = 9000
 BITFLIP_BIT = 20
@@ -56,7 +65,8 @@ class RunOptions:
     target: str = "embedded"
     modes: tuple[str, ...] = ("innet",)
     workers: int | None = None
-    slots: int = 64
+    #: The job's slot pool on every switch (None: the target's, `run_slots`).
+    slots: int | None = None
     #: The workers' largest congestion window in chunks (None: half the job's slot pool). Below the pool, a lost
     #: chunk blocks only its slot's next use instead of every later send: 1% loss on every link cost 4 MB all-reduces
     #: 0.49-0.53 s against 0.56-0.70 s with the window at the pool (docs/protocol.md, "Flow control").
@@ -102,10 +112,13 @@ class RunOptions:
         if not self.fmts:
             self.fmts = (self.fmt or "int32",)
 
-    @property
-    def worker_window(self) -> int:
-        """The window the workers run with: `window`, or half the pool."""
-        return self.window if self.window is not None else max(1, self.slots // 2)
+    def pool(self, target: str) -> int:
+        """The job's slot pool on `target`: `slots`, or the target's default."""
+        return self.slots if self.slots is not None else run_slots(target)
+
+    def worker_window(self, target: str) -> int:
+        """The window the workers run with on `target`: `window`, or half the pool."""
+        return self.window if self.window is not None else max(1, self.pool(target) // 2)
 
     def validate(self) -> None:
         if self.fmt is not None and self.fmts != (self.fmt,):
@@ -127,7 +140,9 @@ class RunOptions:
         unknown = [m for m in self.modes if m not in MODE_NAMES]
         if unknown or not self.modes:
             raise RunError(f"unknown mode(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MODE_NAMES)}")
-        if self.window is not None and not 1 <= self.window <= self.slots:
+        if self.slots is not None and self.slots < 1:
+            raise RunError(f"--slots must be at least 1, got {self.slots}")
+        if self.window is not None and self.slots is not None and not 1 <= self.window <= self.slots:
             raise RunError(f"--window must be in 1..--slots ({self.slots}), got {self.window}")
         if not 1 <= self.priority_queues <= 8:
             raise RunError(f"--priority-queues must be in 1..8, got {self.priority_queues}")
@@ -177,6 +192,7 @@ class Runner:
         self.job_fmt = ""  # the current job's result format (`--quant`)
         self.values = 64  # values per packet of the compiled pipeline (set by `run` from its P4Info)
         self.target: Target | None = None
+        self.pool = self.window = 0  # the job's slots per switch, the workers' window (`run` sets them for its target)
         self.hooks = ExitHooks()
         self.spares: list[str] = []  # hot-standby hosts of a --kill-worker run
         self.replacer: WorkerReplacer | None = None  # the current mode's, when it has a kill-worker fault
@@ -186,6 +202,10 @@ class Runner:
     def run(self) -> RunReport:
         opts = self.opts
         self.target = get_target(opts.target)
+        self.pool, self.window = opts.pool(self.target.name), opts.worker_window(self.target.name)
+        if opts.window is not None and not 1 <= opts.window <= self.pool:
+            raise RunError(f"--window must be in 1..the pool ({self.pool} slots on {self.target.name}), "
+                           f"got {opts.window}")
         topo = parse_topo_spec(opts.topo, lopts=self._link_options())
         validate_plan(opts.faults, topo.switches(), [(a, b) for a, b in topo.links()], hosts=topo.hosts())
         workers = self._worker_hosts(topo)
@@ -234,7 +254,7 @@ class Runner:
         values = opts.values if opts.values is not None else run_values(self.target.name)
         self.log(f"compiling {opts.program.name} for {self.target.name} ({values} values per packet)")
         try:
-            return self.target.compile(opts.program, opts.out / "build", defines={"AGG_VALUES": str(values)})
+            return self.target.compile(opts.program, opts.out / "build", defines=run_defines(self.target.name, values))
         except TargetError as exc:
             raise RunError(f"cannot compile {opts.program}: {exc}") from None
 
@@ -290,15 +310,15 @@ class Runner:
         "Slots and versions"). Every format therefore needs its own `--slots` on each switch."""
         assert self.ctl is not None
         if self.job is None:
-            self.job = self.ctl.create_job(workers, slots=self.opts.slots, quant=fmt, values=self.values)
+            self.job = self.ctl.create_job(workers, slots=self.pool, quant=fmt, values=self.values)
         else:
             # FabricController.create_job has no root option: the same `p4ina ctl job create`, with --root
             root = str(self.job.tree.get("root"))
             try:
-                created = self.ctl.ctl("job", "create", *workers, "--slots", str(self.opts.slots), "--quant", fmt,
+                created = self.ctl.ctl("job", "create", *workers, "--slots", str(self.pool), "--quant", fmt,
                                        "--root", root, "--values", str(self.values))
             except RunError as exc:
-                raise RunError(f"--fmt {fmt}: {exc} (each format holds --slots {self.opts.slots} on every switch "
+                raise RunError(f"--fmt {fmt}: {exc} (each format holds --slots {self.pool} on every switch "
                                "of its tree: lower --slots or give fewer formats)") from None
             self.job = self.ctl.job(int(created["job"]))
         self.job_fmt = fmt
@@ -385,7 +405,7 @@ class Runner:
                 "--switch-mac", switch_mac, "--timeout", f"{opts.retx_timeout:g}",
                 "--min-timeout", f"{opts.retx_min:g}", "--scale", str(self.job.scale),
                 "--values", str(self.values), "--job-values", str(self.job.values),
-                "--window", str(opts.worker_window)]
+                "--window", str(self.window)]
 
     def _wait(self, name: str, procs: dict[str, Any], outputs: dict[str, Path]) -> None:
         opts = self.opts
@@ -540,6 +560,20 @@ class Runner:
 def run_values(target: str) -> int:
     """Values per packet a run on `target` compiles for when `--values` is not given."""
     return DEFAULT_VALUES.get(target, EMBEDDED_DEFAULT_VALUES)
+
+
+def run_slots(target: str) -> int:
+    """A job's slot pool on `target` when `--slots` is not given."""
+    return DEFAULT_SLOTS.get(target, EMBEDDED_DEFAULT_SLOTS)
+
+
+def run_defines(target: str, values: int) -> dict[str, str]:
+    """The `-D` defines a run compiles the program with on `target`: its values per packet and, on the embedded
+    target, register arrays of `EMBEDDED_AGG_SLOTS` slots (real BMv2 keeps the program's own)."""
+    defines = {"AGG_VALUES": str(values)}
+    if target not in DEFAULT_SLOTS:
+        defines["AGG_SLOTS"] = str(EMBEDDED_AGG_SLOTS)
+    return defines
 
 
 def link_mtu(values: int) -> int | None:

@@ -103,11 +103,14 @@ def test_demo_is_registered() -> None:
     args = parser.parse_args(["demo"])
     assert args.size >= 1_000_000 and callable(args.handler)
     demo = RunOptions(topo="single,2", out=Path("o"), slots=args.slots, window=args.window)
-    # the benchmarks' settings for emulated switches: a pool twice the window
-    assert (args.slots, demo.worker_window, args.retx_min) == (BENCH_OPTIONS["slots"], BENCH_OPTIONS["window"], 0.01)
+    # the benchmarks' settings on the embedded target: the target's pool, a window of half of it
+    assert (demo.pool("embedded"), demo.worker_window("embedded"), args.retx_min) == (
+        BENCH_OPTIONS["slots"], BENCH_OPTIONS["window"], 0.01)
     assert parser.parse_args(["demo", "--slots", "8"]).slots == 8
-    assert parser.parse_args(["run", "--topo", "single,2"]).slots == 64  # p4ina run keeps SwitchML's pool
-    assert RunOptions(topo="single,2", out=Path("o"), slots=64).worker_window == 32  # and a window of half of it
-    assert RunOptions(topo="single,2", out=Path("o"), slots=1).worker_window == 1
-    assert RunOptions(topo="single,2", out=Path("o"), slots=64, window=64).worker_window == 64
+    assert parser.parse_args(["run", "--topo", "single,2"]).slots is None  # the target decides
+    plain = RunOptions(topo="single,2", out=Path("o"))
+    assert (plain.pool("bmv2"), plain.worker_window("bmv2")) == (64, 32)  # real BMv2 keeps SwitchML's pool
+    assert (plain.pool("embedded"), plain.worker_window("embedded")) == (256, 128)
+    assert RunOptions(topo="single,2", out=Path("o"), slots=1).worker_window("embedded") == 1
+    assert RunOptions(topo="single,2", out=Path("o"), slots=64, window=64).worker_window("bmv2") == 64
 

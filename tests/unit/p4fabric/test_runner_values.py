@@ -6,7 +6,16 @@ from pathlib import Path
 
 import pytest
 from p4fabric.exceptions import RunError
-from p4fabric.runner import EMBEDDED_DEFAULT_VALUES, RunOptions, link_mtu, pipeline_timeout, run_values
+from p4fabric.runner import (
+    EMBEDDED_DEFAULT_VALUES,
+    FORMATS,
+    RunOptions,
+    link_mtu,
+    pipeline_timeout,
+    run_defines,
+    run_slots,
+    run_values,
+)
 
 
 def test_default_values_per_target() -> None:
@@ -31,3 +40,13 @@ def test_wide_builds_get_a_longer_pipeline_deadline() -> None:
 def test_unsupported_values_refused(tmp_path: Path, n: int) -> None:
     with pytest.raises(RunError, match=f"--values {n}"):
         RunOptions(topo="single,2", out=tmp_path, values=n).validate()
+
+
+def test_the_embedded_target_builds_room_for_every_format_of_its_pool() -> None:
+    """`run_defines`: three formats' jobs of the embedded default pool fit the register arrays it compiles; real
+    BMv2 keeps the program's own AGG_SLOTS (only the values per packet are passed)."""
+    assert run_defines("bmv2", 64) == {"AGG_VALUES": "64"}
+    defines = run_defines("embedded", 2048)
+    assert defines["AGG_VALUES"] == "2048"
+    assert int(defines["AGG_SLOTS"]) >= len(FORMATS) * run_slots("embedded")
+    assert run_slots("bmv2") == 64
