@@ -9,6 +9,7 @@ from p4fabric.exceptions import RunError
 from p4fabric.runner import (
     EMBEDDED_DEFAULT_VALUES,
     FORMATS,
+    Runner,
     RunOptions,
     link_mtu,
     pipeline_timeout,
@@ -50,3 +51,13 @@ def test_the_embedded_target_builds_room_for_every_format_of_its_pool() -> None:
     assert defines["AGG_VALUES"] == "2048"
     assert int(defines["AGG_SLOTS"]) >= len(FORMATS) * run_slots("embedded")
     assert run_slots("bmv2") == 64
+
+
+def test_a_window_beyond_the_targets_default_pool_is_refused_before_anything_is_built(tmp_path: Path) -> None:
+    """Without `--slots` the pool is the target's (`run_slots`), so `--window` is checked against it when the run
+    starts, before a fabric exists."""
+    out = tmp_path / "out"
+    runner = Runner(RunOptions(topo="single,2", out=out, window=run_slots("embedded") + 1), log=lambda _t: None)
+    with pytest.raises(RunError, match=r"--window must be in 1\.\.the pool \(256 slots on embedded\), got 257"):
+        runner.run()
+    assert not out.exists()
